@@ -1,0 +1,32 @@
+/** What a person starting the service reads: where it listens and, on first start, how to get in. */
+import { HttpServer } from "@effect/platform"
+import { Console, Effect, Layer, Option, Redacted } from "effect"
+import { AppConfig } from "./Config/AppConfig.js"
+import { FirstStart } from "./Organizations/Bootstrap.js"
+
+export const baseUrlOf = (address: HttpServer.Address): string =>
+  address._tag === "UnixAddress"
+    ? `http+unix://${address.path}`
+    : `http://${address.hostname === "0.0.0.0" || address.hostname === "::" ? "localhost" : address.hostname}:${address.port}`
+
+export const AnnounceLive = Layer.effectDiscard(Effect.gen(function*() {
+  const server = yield* HttpServer.HttpServer
+  const config = yield* AppConfig
+  const firstStart = yield* FirstStart
+  const url = baseUrlOf(server.address)
+  yield* Console.log(`Convene is listening on ${url} (database ${config.databasePath}); API docs at ${url}/docs`)
+  if (Option.isSome(firstStart)) {
+    const { adminEmail, adminPassword, apiToken, organizationSlug } = firstStart.value
+    yield* Console.log([
+      "",
+      `First start: created organization "${organizationSlug}" with a Super Admin and an API token.`,
+      "These are shown only now; keep them somewhere safe.",
+      `  admin email:    ${adminEmail}`,
+      `  admin password: ${Redacted.value(adminPassword)}`,
+      `  API token:      ${Redacted.value(apiToken)}`,
+      "Try it:",
+      `  curl -H "x-api-key: ${Redacted.value(apiToken)}" ${url}/person`,
+      ""
+    ].join("\n"))
+  }
+}))

@@ -1,0 +1,28 @@
+/** The whole API: the groups of every feature, joined. The server, `/openapi.json` and `/docs` all come from it. */
+import { HttpApi, OpenApi } from "@effect/platform"
+import { AuthApi } from "./Auth/Api.js"
+import { Internal, InvalidRequest, NotFound } from "./Http/Errors.js"
+import { completeOpenApi } from "./Http/OpenApiDocument.js"
+import { OpsApi } from "./Ops/Api.js"
+import { OrganizationsApi } from "./Organizations/Api.js"
+import { CustomFieldsApi, PersonsApi } from "./Persons/Api.js"
+
+export class Api extends HttpApi.make("convene")
+  .add(OpsApi)
+  .add(AuthApi)
+  .add(OrganizationsApi)
+  .add(PersonsApi)
+  .add(CustomFieldsApi)
+  .addError(InvalidRequest.Wire)
+  .addError(NotFound.Wire)
+  .addError(Internal.Wire)
+  .annotate(OpenApi.Title, "Convene")
+  .annotate(OpenApi.Version, "1.0.0")
+  .annotate(
+    OpenApi.Description,
+    "Self-hosted event management: contacts, events, guest lists and webhooks. " +
+      "Authenticate with `x-api-key: <API token>`, or with `Authorization: Bearer <access token>` " +
+      "from POST /login plus an `organizationSlug` header."
+  )
+  .annotate(OpenApi.Transform, completeOpenApi)
+{}

@@ -1,0 +1,59 @@
+/**
+ * Access middleware, declared with the API. Each endpoint names the least role it needs; the
+ * middleware runs the contract's checks in order (CONTRACT §3): rate limit of the caller (429),
+ * credentials (401), `organizationSlug` for access tokens (400, 403), role (403). Only then is
+ * the request decoded and handled.
+ */
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { CurrentCaller, CurrentSession } from "../Domain/Caller.js"
+import { Forbidden, InvalidRequest, RateLimited, Unauthorized } from "../Http/Errors.js"
+
+/**
+ * `x-api-key` is the scheme the middleware is keyed on; `Authorization: Bearer` plus
+ * `organizationSlug` is accepted by the same handler (x-api-key wins when both are sent) and is
+ * added to the OpenAPI document beside it (see `Http/OpenApiDocument.ts`).
+ */
+export const apiKeySecurity = HttpApiSecurity.apiKey({ in: "header", key: "x-api-key" }).pipe(
+  HttpApiSecurity.annotate(OpenApi.Description, "An organization API token (`cvn_...`), shown once at creation.")
+)
+
+const security = { apiKey: apiKeySecurity }
+
+const failure = Schema.Union(InvalidRequest.Wire, Unauthorized.Wire, Forbidden.Wire, RateLimited.Wire)
+
+export class ViewerAccess extends HttpApiMiddleware.Tag<ViewerAccess>()("Convene/ViewerAccess", {
+  security,
+  provides: CurrentCaller,
+  failure
+}) {}
+
+export class TeamMemberAccess extends HttpApiMiddleware.Tag<TeamMemberAccess>()("Convene/TeamMemberAccess", {
+  security,
+  provides: CurrentCaller,
+  failure
+}) {}
+
+export class AdminAccess extends HttpApiMiddleware.Tag<AdminAccess>()("Convene/AdminAccess", {
+  security,
+  provides: CurrentCaller,
+  failure
+}) {}
+
+export class SuperAdminAccess extends HttpApiMiddleware.Tag<SuperAdminAccess>()("Convene/SuperAdminAccess", {
+  security,
+  provides: CurrentCaller,
+  failure
+}) {}
+
+/** Any valid credential, no organization needed (`GET /me`). */
+export class SessionAccess extends HttpApiMiddleware.Tag<SessionAccess>()("Convene/SessionAccess", {
+  security,
+  provides: CurrentSession,
+  failure: Schema.Union(Unauthorized.Wire, RateLimited.Wire)
+}) {}
+
+/** No credentials; rate limited per client IP (`POST /login`). */
+export class PublicAccess extends HttpApiMiddleware.Tag<PublicAccess>()("Convene/PublicAccess", {
+  failure: RateLimited.Wire
+}) {}

@@ -1,0 +1,147 @@
+/** The access middleware's implementation: one gate, instantiated per required role. */
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer, Option } from "effect"
+import type { Caller, Session } from "../Domain/Caller.js"
+import { atLeast, type Role } from "../Domain/Role.js"
+import { Forbidden, InvalidRequest, RateLimited, Unauthorized } from "../Http/Errors.js"
+import { RequestMeta } from "../Http/RequestMeta.js"
+import { rateLimitHeaders } from "../RateLimit/Headers.js"
+import { RateLimiter } from "../RateLimit/RateLimiter.js"
+import {
+  AdminAccess,
+  PublicAccess,
+  SessionAccess,
+  SuperAdminAccess,
+  TeamMemberAccess,
+  ViewerAccess
+} from "./Access.js"
+import { Auth, type Credential, credentialKey } from "./Auth.js"
+
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+const noCredentials = new Unauthorized({
+  message: "Authentication required: send x-api-key, or Authorization: Bearer with organizationSlug"
+})
+const badCredentials = new Unauthorized({ message: "Invalid, revoked or expired credentials" })
+
+export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
+  effect: Effect.gen(function*() {
+    const auth = yield* Auth
+    const limiter = yield* RateLimiter
+
+    /** Draws from the caller's buckets; every limited response carries the headers. */
+    const limit = (request: HttpServerRequest.HttpServerRequest, callerKey: string) =>
+      Effect.gen(function*() {
+        const bulk = request.method === "PUT" && pathOf(request.url) === "/persons"
+        const decision = yield* limiter.take(callerKey, bulk ? [limiter.general, limiter.bulk] : [limiter.general])
+        const headers = rateLimitHeaders(decision)
+        yield* HttpApp.appendPreResponseHandler((_, response) =>
+          Effect.succeed(HttpServerResponse.setHeaders(response, headers))
+        )
+        const meta = yield* Effect.serviceOption(RequestMeta)
+        if (Option.isSome(meta)) meta.value.callerId = callerKey
+        if (!decision.allowed) return yield* RateLimited.after(decision.retryAfter)
+      })
+
+    const authenticate = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const credential = yield* auth.identify(request.headers)
+      const callerKey = credentialKey(credential) ??
+        `ip:${Option.getOrElse(request.remoteAddress, () => "unknown")}`
+      yield* limit(request, callerKey)
+      return { request, credential, callerKey }
+    })
+
+    const toCaller = (
+      request: HttpServerRequest.HttpServerRequest,
+      credential: Credential,
+      callerKey: string
+    ): Effect.Effect<Caller, Unauthorized | InvalidRequest | Forbidden> => {
+      switch (credential._tag) {
+        case "Missing":
+          return Effect.fail(noCredentials)
+        case "Invalid":
+          return Effect.fail(badCredentials)
+        case "ApiToken":
+          return Effect.succeed({
+            organizationId: credential.organizationId,
+            organizationSlug: credential.organizationSlug,
+            role: "Admin",
+            actor: { type: "apiKey", id: credential.tokenId },
+            userId: Option.none(),
+            callerKey
+          })
+        case "AccessToken": {
+          const slug = request.headers["organizationslug"]?.trim()
+          if (slug === undefined || slug === "") {
+            return Effect.fail(InvalidRequest.at("organizationSlug", "header is required with a Bearer access token"))
+          }
+          return Effect.flatMap(auth.membership(credential.userId, slug), Option.match({
+            onNone: () => Effect.fail(new Forbidden({ message: `Not a member of organization ${slug}` })),
+            onSome: (membership) =>
+              Effect.succeed<Caller>({
+                organizationId: membership.organization_id,
+                organizationSlug: membership.slug,
+                role: membership.role,
+                actor: { type: "user", id: credential.userPublicId },
+                userId: Option.some(credential.userId),
+                callerKey
+              })
+          }))
+        }
+      }
+    }
+
+    const caller = (
+      required: Role
+    ): Effect.Effect<Caller, Unauthorized | InvalidRequest | Forbidden | RateLimited, HttpServerRequest.HttpServerRequest> =>
+      Effect.gen(function*() {
+        const { callerKey, credential, request } = yield* authenticate
+        const caller = yield* toCaller(request, credential, callerKey)
+        if (!atLeast(caller.role, required)) {
+          return yield* new Forbidden({ message: `This needs the ${required} role or above; the caller is ${caller.role}` })
+        }
+        return caller
+      })
+
+    const session: Effect.Effect<Session, Unauthorized | RateLimited, HttpServerRequest.HttpServerRequest> = Effect.gen(function*() {
+      const { callerKey, credential } = yield* authenticate
+      switch (credential._tag) {
+        case "Missing":
+          return yield* noCredentials
+        case "Invalid":
+          return yield* badCredentials
+        case "ApiToken":
+          return {
+            kind: "apiKey",
+            userId: Option.none(),
+            apiToken: Option.some({ organizationSlug: credential.organizationSlug }),
+            callerKey
+          } as const
+        case "AccessToken":
+          return { kind: "user", userId: Option.some(credential.userId), apiToken: Option.none(), callerKey } as const
+      }
+    })
+
+    /** Requests without credentials are limited per client IP. */
+    const anonymous: Effect.Effect<void, RateLimited, HttpServerRequest.HttpServerRequest> = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      yield* limit(request, `ip:${Option.getOrElse(request.remoteAddress, () => "unknown")}`)
+    })
+
+    return { caller, session, anonymous } as const
+  }),
+  dependencies: [Auth.Default, RateLimiter.Default]
+}) {}
+
+export const AccessLive = Layer.mergeAll(
+  Layer.effect(ViewerAccess, Effect.map(Gate, (gate) => ({ apiKey: () => gate.caller("Viewer") }))),
+  Layer.effect(TeamMemberAccess, Effect.map(Gate, (gate) => ({ apiKey: () => gate.caller("Team Member") }))),
+  Layer.effect(AdminAccess, Effect.map(Gate, (gate) => ({ apiKey: () => gate.caller("Admin") }))),
+  Layer.effect(SuperAdminAccess, Effect.map(Gate, (gate) => ({ apiKey: () => gate.caller("Super Admin") }))),
+  Layer.effect(SessionAccess, Effect.map(Gate, (gate) => ({ apiKey: () => gate.session }))),
+  Layer.effect(PublicAccess, Effect.map(Gate, (gate) => gate.anonymous))
+).pipe(Layer.provide(Gate.Default))

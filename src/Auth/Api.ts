@@ -1,0 +1,41 @@
+/** `POST /login` and `GET /me` (reference "Authentication endpoints", CONTRACT §2). */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Email } from "../Domain/Fields.js"
+import { Role } from "../Domain/Role.js"
+import { PayloadTooLarge, RateLimited, Unauthorized } from "../Http/Errors.js"
+import { PublicAccess, SessionAccess } from "./Access.js"
+
+export class AuthApi extends HttpApiGroup.make("auth")
+  .add(
+    HttpApiEndpoint.post("login", "/login")
+      .setPayload(Schema.Struct({
+        email: Email,
+        password: Schema.Redacted(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)))
+      }))
+      .addSuccess(Schema.Struct({
+        accessToken: Schema.String,
+        organizationSlugs: Schema.Array(Schema.String),
+        expiresIn: Schema.Int.annotations({ description: "Seconds until the access token expires." })
+      }))
+      .addError(Unauthorized.Wire)
+      .addError(RateLimited.Wire)
+      .addError(PayloadTooLarge.Wire)
+      .middleware(PublicAccess)
+      .annotate(OpenApi.Summary, "Log in; each call issues a new access token")
+  )
+  .add(
+    HttpApiEndpoint.get("me", "/me")
+      .addSuccess(Schema.Struct({
+        firstName: Schema.NullOr(Schema.String),
+        lastName: Schema.NullOr(Schema.String),
+        email: Schema.NullOr(Schema.String),
+        role: Schema.NullOr(Role),
+        organizationSlugs: Schema.Array(Schema.String),
+        organizations: Schema.Array(Schema.Struct({ slug: Schema.String, role: Role }))
+      }))
+      .middleware(SessionAccess)
+      .annotate(OpenApi.Summary, "The caller; needs only the Authorization header")
+  )
+  .annotate(OpenApi.Title, "Authentication")
+{}

@@ -1,0 +1,153 @@
+/**
+ * Who is calling: API tokens (`x-api-key`, wins when present) and login access tokens
+ * (`Authorization: Bearer`), both looked up by hash. Also `POST /login` and `GET /me`.
+ */
+import type { Headers } from "@effect/platform"
+import { Clock, DateTime, Duration, Effect, Option, Redacted } from "effect"
+import { AppConfig } from "../Config/AppConfig.js"
+import { Ids } from "../Domain/Ids.js"
+import { highest, type Role } from "../Domain/Role.js"
+import { nowIso } from "../Domain/Time.js"
+import type { Session } from "../Domain/Caller.js"
+import { Unauthorized } from "../Http/Errors.js"
+import { emailKey } from "../Organizations/Organizations.js"
+import { OrganizationsRepo } from "../Organizations/OrganizationsRepo.js"
+import { AuthRepo } from "./AuthRepo.js"
+import { LoginThrottle } from "./LoginThrottle.js"
+import { ACCESS_TOKEN_PREFIX, DUMMY_PASSWORD_HASH, hashToken, verifyPassword } from "./Secrets.js"
+
+export type Credential =
+  | { readonly _tag: "Missing" }
+  | { readonly _tag: "Invalid" }
+  | {
+    readonly _tag: "ApiToken"
+    readonly tokenId: string
+    readonly organizationId: number
+    readonly organizationSlug: string
+  }
+  | {
+    readonly _tag: "AccessToken"
+    readonly tokenId: string
+    readonly userId: number
+    readonly userPublicId: string
+  }
+
+const missing: Credential = { _tag: "Missing" }
+const invalid: Credential = { _tag: "Invalid" }
+
+/** The identity rate limits and idempotency keys are kept per, when the credential is valid. */
+export const credentialKey = (credential: Credential): string | undefined =>
+  credential._tag === "ApiToken"
+    ? `apiKey:${credential.tokenId}`
+    : credential._tag === "AccessToken"
+    ? `accessToken:${credential.tokenId}`
+    : undefined
+
+const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i
+/** `last_used_at` is written at most once a minute per token, not on every request. */
+const TOUCH_INTERVAL_MILLIS = 60_000
+
+export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
+  effect: Effect.gen(function*() {
+    const repo = yield* AuthRepo
+    const organizations = yield* OrganizationsRepo
+    const throttle = yield* LoginThrottle
+    const ids = yield* Ids
+    const { accessTokenTtl } = yield* AppConfig
+
+    const identify = (headers: Headers.Headers): Effect.Effect<Credential> =>
+      Effect.gen(function*() {
+        const apiKey = headers["x-api-key"]?.trim()
+        if (apiKey !== undefined && apiKey !== "") {
+          const row = yield* repo.apiToken(hashToken(apiKey))
+          if (Option.isNone(row)) return invalid
+          const now = yield* Clock.currentTimeMillis
+          if (row.value.last_used_at === null || Date.parse(row.value.last_used_at) + TOUCH_INTERVAL_MILLIS < now) {
+            yield* repo.touchApiToken(row.value.id, new Date(now).toISOString())
+          }
+          return {
+            _tag: "ApiToken",
+            tokenId: row.value.public_id,
+            organizationId: row.value.organization_id,
+            organizationSlug: row.value.slug
+          } as const
+        }
+        const authorization = headers["authorization"]
+        if (authorization === undefined || authorization.trim() === "") return missing
+        const bearer = BEARER.exec(authorization)
+        if (bearer === null) return invalid
+        const row = yield* repo.accessToken({ hash: hashToken(bearer[1]!), now: yield* nowIso })
+        return Option.match(row, {
+          onNone: () => invalid,
+          onSome: (token): Credential => ({
+            _tag: "AccessToken",
+            tokenId: token.public_id,
+            userId: token.user_id,
+            userPublicId: token.user_public_id
+          })
+        })
+      }).pipe(Effect.orDie)
+
+    /** A user's role in one organization, by slug. */
+    const membership = (userId: number, organizationSlug: string) =>
+      organizations.membership({ userId, organizationSlug }).pipe(Effect.orDie)
+
+    const login = Effect.fn("Auth.login")(function*(email: string, password: Redacted.Redacted) {
+      const key = emailKey(email)
+      yield* throttle.check(key)
+      const user = yield* organizations.userByEmail(key).pipe(Effect.orDie)
+      const matches = yield* verifyPassword(
+        password,
+        Option.match(user, { onNone: () => DUMMY_PASSWORD_HASH, onSome: (u) => u.password_hash })
+      )
+      if (Option.isNone(user) || !matches) {
+        yield* throttle.recordFailure(key)
+        return yield* new Unauthorized({ message: "Invalid email or password" })
+      }
+      yield* throttle.recordSuccess(key)
+      const token = ACCESS_TOKEN_PREFIX + (yield* ids.secret(32))
+      const now = yield* DateTime.now
+      yield* repo.deleteExpiredAccessTokens(DateTime.formatIso(now))
+      yield* repo.insertAccessToken({
+        publicId: yield* ids.uuid,
+        userId: user.value.id,
+        tokenHash: hashToken(token),
+        createdAt: DateTime.formatIso(now),
+        expiresAt: DateTime.formatIso(DateTime.addDuration(now, accessTokenTtl))
+      })
+      const memberships = yield* organizations.membershipsOfUser(user.value.id)
+      return {
+        accessToken: token,
+        organizationSlugs: memberships.map((m) => m.slug),
+        expiresIn: Math.floor(Duration.toSeconds(accessTokenTtl))
+      }
+    }, Effect.catchTag("SqlError", Effect.die), Effect.catchTag("ParseError", Effect.die))
+
+    const me = Effect.fn("Auth.me")(function*(session: Session) {
+      if (Option.isSome(session.apiToken)) {
+        return {
+          firstName: null,
+          lastName: null,
+          email: null,
+          role: "Admin" as Role,
+          organizationSlugs: [session.apiToken.value.organizationSlug],
+          organizations: [{ slug: session.apiToken.value.organizationSlug, role: "Admin" as Role }]
+        }
+      }
+      const userId = Option.getOrThrow(session.userId)
+      const user = Option.getOrThrow(yield* organizations.userById(userId))
+      const memberships = yield* organizations.membershipsOfUser(userId)
+      return {
+        firstName: user.first_name,
+        lastName: user.last_name,
+        email: user.email,
+        role: highest(memberships.map((m) => m.role)) ?? null,
+        organizationSlugs: memberships.map((m) => m.slug),
+        organizations: memberships.map((m) => ({ slug: m.slug, role: m.role }))
+      }
+    }, Effect.orDie)
+
+    return { identify, membership, login, me } as const
+  }),
+  dependencies: [AuthRepo.Default, OrganizationsRepo.Default, LoginThrottle.Default, Ids.Default]
+}) {}

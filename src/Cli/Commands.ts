@@ -1,0 +1,104 @@
+/**
+ * The admin CLI's commands: organizations, members and API tokens, over the same services and
+ * database the server uses (it may run beside the server: SQLite's busy timeout covers both).
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Option, Redacted } from "effect"
+import { roles } from "../Domain/Role.js"
+import { Organizations } from "../Organizations/Organizations.js"
+
+const org = Options.text("org").pipe(Options.withDescription("The organization's slug"))
+
+const orgCreate = Command.make(
+  "create",
+  {
+    slug: Options.text("slug").pipe(Options.withDescription("URL-safe identifier: lowercase letters, digits, hyphens")),
+    name: Options.text("name").pipe(Options.withDescription("Display name"))
+  },
+  ({ name, slug }) =>
+    Effect.gen(function*() {
+      const organizations = yield* Organizations
+      const created = yield* organizations.create({ slug, name })
+      yield* Console.log(`Created organization ${created.slug} (${created.name})`)
+    })
+).pipe(Command.withDescription("Create an organization"))
+
+const memberAdd = Command.make(
+  "add",
+  {
+    org,
+    email: Options.text("email"),
+    password: Options.redacted("password").pipe(
+      Options.withDescription("At least 8 characters; ignored when the user exists already (they keep theirs)")
+    ),
+    role: Options.choice("role", roles),
+    firstName: Options.text("first-name").pipe(Options.optional),
+    lastName: Options.text("last-name").pipe(Options.optional)
+  },
+  (input) =>
+    Effect.gen(function*() {
+      const organizations = yield* Organizations
+      const organization = yield* organizations.get(input.org)
+      if (Redacted.value(input.password).length < 8) {
+        return yield* Effect.fail(new Error("--password must be at least 8 characters"))
+      }
+      const userId = yield* organizations.addMember(organization, {
+        email: input.email,
+        password: input.password,
+        firstName: Option.getOrNull(input.firstName),
+        lastName: Option.getOrNull(input.lastName),
+        role: input.role
+      })
+      yield* Console.log(`Added ${input.email} to ${organization.slug} as ${input.role} (user ${userId})`)
+    })
+).pipe(Command.withDescription("Add a member to an organization, creating the user if the email is new"))
+
+const memberList = Command.make("list", { org }, (input) =>
+  Effect.gen(function*() {
+    const organizations = yield* Organizations
+    const organization = yield* organizations.get(input.org)
+    const members = yield* organizations.members(organization.id)
+    for (const m of members) {
+      yield* Console.log([m.userId, m.role.padEnd(11), m.email, [m.firstName, m.lastName].filter(Boolean).join(" ")].join("  "))
+    }
+  })).pipe(Command.withDescription("List an organization's members"))
+
+const tokenCreate = Command.make(
+  "create",
+  { org, name: Options.text("name").pipe(Options.withDescription("What the token is for")) },
+  (input) =>
+    Effect.gen(function*() {
+      const organizations = yield* Organizations
+      const organization = yield* organizations.get(input.org)
+      const created = yield* organizations.createApiToken(organization.id, input.name)
+      yield* Console.log(`Token ${created.tokenId} (${created.name}) for ${organization.slug}. It is shown only now:`)
+      yield* Console.log(Redacted.value(created.token))
+    })
+).pipe(Command.withDescription("Create an API token (printed once)"))
+
+const tokenList = Command.make("list", { org }, (input) =>
+  Effect.gen(function*() {
+    const organizations = yield* Organizations
+    const organization = yield* organizations.get(input.org)
+    for (const t of yield* organizations.apiTokens(organization.id)) {
+      const state = t.revokedAt === null ? "active " : "revoked"
+      yield* Console.log([t.tokenId, state, `created ${t.createdAt}`, `last used ${t.lastUsedAt ?? "never"}`, t.name].join("  "))
+    }
+  })).pipe(Command.withDescription("List an organization's API tokens (never the tokens themselves)"))
+
+const tokenRevoke = Command.make("revoke", { org, tokenId: Args.text({ name: "tokenId" }) }, (input) =>
+  Effect.gen(function*() {
+    const organizations = yield* Organizations
+    const organization = yield* organizations.get(input.org)
+    yield* organizations.revokeApiToken(organization.id, input.tokenId)
+    yield* Console.log(`Revoked ${input.tokenId}`)
+  })).pipe(Command.withDescription("Revoke an API token at once"))
+
+export const commands = Command.make("convene").pipe(
+  Command.withDescription("Convene admin commands"),
+  Command.withSubcommands([
+    Command.make("org").pipe(Command.withSubcommands([orgCreate])),
+    Command.make("member").pipe(Command.withSubcommands([memberAdd, memberList])),
+    Command.make("token").pipe(Command.withSubcommands([tokenCreate, tokenList, tokenRevoke]))
+  ])
+)

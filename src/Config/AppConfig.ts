@@ -1,0 +1,136 @@
+/**
+ * The service's configuration (CONTRACT §1), read once at start through Effect `Config`, so a bad
+ * value stops start-up before anything listens. Tests supply their own `ConfigProvider`.
+ */
+import { Config, ConfigError, Context, Duration, Either, Layer, LogLevel, Option, Redacted } from "effect"
+import * as Env from "./Env.js"
+
+export type PayloadVariant = "records" | "envelopes"
+
+export interface Bootstrap {
+  readonly orgSlug: string
+  readonly orgName: string
+  readonly admin: Option.Option<{ readonly email: string; readonly password: Redacted.Redacted }>
+  readonly apiToken: Option.Option<Redacted.Redacted>
+}
+
+export interface AppConfigShape {
+  readonly port: number
+  readonly host: string
+  readonly databasePath: string
+  readonly publicBaseUrl: Option.Option<string>
+  readonly bootstrap: Option.Option<Bootstrap>
+  readonly accessTokenTtl: Duration.Duration
+  readonly rateLimit: {
+    readonly burst: number
+    readonly perSecond: number
+    readonly bulkBurst: number
+    readonly bulkPerMinute: number
+  }
+  readonly webhooks: {
+    readonly payloadVariant: PayloadVariant
+    readonly retrySchedule: ReadonlyArray<Duration.Duration>
+    readonly timeout: Duration.Duration
+    readonly concurrency: number
+    readonly allowPrivateDestinations: boolean
+  }
+  readonly logLevel: LogLevel.LogLevel
+  readonly shutdownGracePeriod: Duration.Duration
+}
+
+export const API_TOKEN_PATTERN = /^cvn_[A-Za-z0-9_-]{32,}$/
+const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/
+
+const logLevels: Record<string, LogLevel.LogLevel> = {
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warn: LogLevel.Warning,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error,
+  none: LogLevel.None
+}
+
+const logLevel = Env.literal("LOG_LEVEL", "Info", ["Trace", "Debug", "Info", "Warn", "Error", "None"]).pipe(
+  Config.map((name) => logLevels[name.toLowerCase()]!)
+)
+
+const publicBaseUrl = Env.optionalString("PUBLIC_BASE_URL").pipe(
+  Config.mapOrFail(Option.match({
+    onNone: () => Either.right(Option.none<string>()),
+    onSome: (value) => {
+      const url = URL.canParse(value) ? new URL(value) : undefined
+      return url && (url.protocol === "http:" || url.protocol === "https:")
+        ? Either.right(Option.some(value.replace(/\/+$/, "")))
+        : Either.left(ConfigError.InvalidData(["PUBLIC_BASE_URL"], `PUBLIC_BASE_URL must be an http(s) URL (got ${JSON.stringify(value)})`))
+    }
+  }))
+)
+
+const bootstrap = Config.all({
+  orgSlug: Env.optionalString("BOOTSTRAP_ORG_SLUG"),
+  orgName: Env.optionalString("BOOTSTRAP_ORG_NAME"),
+  adminEmail: Env.optionalString("BOOTSTRAP_ADMIN_EMAIL"),
+  adminPassword: Env.optionalSecret("BOOTSTRAP_ADMIN_PASSWORD"),
+  apiToken: Env.optionalSecret("BOOTSTRAP_API_TOKEN")
+}).pipe(Config.mapOrFail((b): Either.Either<Option.Option<Bootstrap>, ConfigError.ConfigError> => {
+  const invalid = (name: string, message: string) => Either.left(ConfigError.InvalidData([name], `${name} ${message}`))
+  const anyOther = Option.isSome(b.orgName) || Option.isSome(b.adminEmail) || Option.isSome(b.adminPassword) ||
+    Option.isSome(b.apiToken)
+  if (Option.isNone(b.orgSlug)) {
+    return anyOther ? invalid("BOOTSTRAP_ORG_SLUG", "must be set when other BOOTSTRAP_* variables are") : Either.right(Option.none())
+  }
+  const orgSlug = b.orgSlug.value
+  if (!SLUG_PATTERN.test(orgSlug)) {
+    return invalid("BOOTSTRAP_ORG_SLUG", `must be lowercase letters, digits and inner hyphens (got ${JSON.stringify(orgSlug)})`)
+  }
+  if (Option.isSome(b.adminEmail) !== Option.isSome(b.adminPassword)) {
+    return Option.isSome(b.adminEmail)
+      ? invalid("BOOTSTRAP_ADMIN_PASSWORD", "must be set with BOOTSTRAP_ADMIN_EMAIL")
+      : invalid("BOOTSTRAP_ADMIN_EMAIL", "must be set with BOOTSTRAP_ADMIN_PASSWORD")
+  }
+  if (Option.isSome(b.adminEmail) && !/^[^\s@]+@[^\s@]+$/.test(b.adminEmail.value)) {
+    return invalid("BOOTSTRAP_ADMIN_EMAIL", `must be an email address (got ${JSON.stringify(b.adminEmail.value)})`)
+  }
+  if (Option.isSome(b.adminPassword) && Redacted.value(b.adminPassword.value).length < 8) {
+    return invalid("BOOTSTRAP_ADMIN_PASSWORD", "must be at least 8 characters")
+  }
+  if (Option.isSome(b.apiToken) && !API_TOKEN_PATTERN.test(Redacted.value(b.apiToken.value))) {
+    return invalid("BOOTSTRAP_API_TOKEN", "must be cvn_ followed by at least 32 URL-safe characters")
+  }
+  return Either.right(Option.some({
+    orgSlug,
+    orgName: Option.getOrElse(b.orgName, () => orgSlug),
+    admin: Option.zipWith(b.adminEmail, b.adminPassword, (email, password) => ({ email, password })),
+    apiToken: b.apiToken
+  }))
+}))
+
+export const appConfig: Config.Config<AppConfigShape> = Config.all({
+  port: Env.integer("PORT", 3000, 0, 65535),
+  host: Env.string("HOST", "0.0.0.0"),
+  databasePath: Env.string("DATABASE_PATH", "./data/convene.db"),
+  publicBaseUrl,
+  bootstrap,
+  accessTokenTtl: Env.duration("ACCESS_TOKEN_TTL", "24 hours"),
+  rateLimit: Config.all({
+    burst: Env.integer("RATE_LIMIT_BURST", 20, 1, 1_000_000),
+    perSecond: Env.positiveNumber("RATE_LIMIT_PER_SECOND", 1.5),
+    bulkBurst: Env.integer("BULK_RATE_LIMIT_BURST", 5, 1, 1_000_000),
+    bulkPerMinute: Env.positiveNumber("BULK_RATE_LIMIT_PER_MINUTE", 20)
+  }),
+  webhooks: Config.all({
+    payloadVariant: Env.literal<PayloadVariant>("WEBHOOK_PAYLOAD_VARIANT", "records", ["records", "envelopes"]),
+    retrySchedule: Env.durationList("WEBHOOK_RETRY_SCHEDULE", "5s,30s,2m,10m,30m,1h,2h,6h,12h,24h"),
+    timeout: Env.duration("WEBHOOK_TIMEOUT", "10 seconds"),
+    concurrency: Env.integer("WEBHOOK_CONCURRENCY", 16, 1, 1024),
+    allowPrivateDestinations: Env.boolean("WEBHOOK_ALLOW_PRIVATE_DESTINATIONS", false)
+  }),
+  logLevel,
+  shutdownGracePeriod: Env.duration("SHUTDOWN_GRACE_PERIOD", "10 seconds")
+})
+
+export class AppConfig extends Context.Tag("Convene/AppConfig")<AppConfig, AppConfigShape>() {
+  /** Reads the configuration from the ambient `ConfigProvider` (the environment in production). */
+  static readonly layer = Layer.effect(AppConfig, appConfig)
+}

@@ -1,0 +1,41 @@
+/** Field schemas shared by payloads: strings are trimmed (CONTRACT §3) and bounded. */
+import { Schema } from "effect"
+
+/** A trimmed string of at most `max` characters (may be empty). */
+export const Text = (max = 500) => Schema.Trim.pipe(Schema.maxLength(max, { message: () => `must be at most ${max} characters` }))
+
+/** A trimmed, non-empty string of at most `max` characters. */
+export const RequiredText = (max = 500) =>
+  Schema.Trim.pipe(
+    Schema.minLength(1, { message: () => "must not be empty" }),
+    Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
+  )
+
+export const Email = Schema.Trim.pipe(
+  Schema.maxLength(320, { message: () => "must be at most 320 characters" }),
+  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" })
+).annotations({ identifier: "Email", description: "An email address; compared case-insensitively, stored as given." })
+
+const isRealDate = (value: string) => {
+  const [y, m, d] = value.split("-").map(Number) as [number, number, number]
+  const date = new Date(Date.UTC(y, m - 1, d))
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d
+}
+
+/** `YYYY-MM-DD`, a real calendar date. */
+export const DateOnly = Schema.Trim.pipe(
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "must be a date as YYYY-MM-DD" }),
+  Schema.filter(isRealDate, { message: () => "must be a real calendar date" })
+).annotations({ identifier: "DateOnly", description: "A calendar date, YYYY-MM-DD." })
+
+export const HttpUrl = Schema.Trim.pipe(
+  Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
+  Schema.filter((value) => {
+    if (!URL.canParse(value)) return false
+    const { protocol } = new URL(value)
+    return protocol === "http:" || protocol === "https:"
+  }, { message: () => "must be an http(s) URL" })
+).annotations({ identifier: "HttpUrl" })
+
+/** An optional string field that may also be sent as null (both leave or clear the value). */
+export const OptionalText = (max = 500) => Schema.optional(Schema.NullOr(Text(max)))

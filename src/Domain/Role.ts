@@ -1,0 +1,14 @@
+import { Schema } from "effect"
+
+/** Organization roles, highest first (CONTRACT §2). */
+export const roles = ["Super Admin", "Admin", "Team Member", "Viewer"] as const
+
+export const Role = Schema.Literal(...roles).annotations({ identifier: "Role" })
+export type Role = typeof Role.Type
+
+const rank = (role: Role): number => roles.length - roles.indexOf(role)
+
+export const atLeast = (role: Role, required: Role): boolean => rank(role) >= rank(required)
+
+export const highest = (all: ReadonlyArray<Role>): Role | undefined =>
+  all.reduce<Role | undefined>((best, role) => (best === undefined || rank(role) > rank(best) ? role : best), undefined)

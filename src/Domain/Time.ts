@@ -1,0 +1,4 @@
+import { Clock, Effect } from "effect"
+
+/** The current time from `Clock`, as the ISO 8601 text the database and the API carry. */
+export const nowIso: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toISOString())

@@ -1,0 +1,76 @@
+/**
+ * One error shape everywhere (CONTRACT §3). This API-level middleware sits between the router and
+ * the encoder of the API's errors: it turns what the framework raises (unknown route, schema
+ * violation, malformed JSON, an oversize body, defects) into the API's own errors, adds the
+ * headers some errors carry, and logs defects without letting their details reach the body.
+ */
+import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpIncomingMessage } from "@effect/platform"
+import { Cause, Effect, Option } from "effect"
+import { Api } from "../Api.js"
+import {
+  Conflict,
+  Forbidden,
+  IdempotencyKeyReused,
+  Internal,
+  InvalidRequest,
+  invalidFromIssues,
+  NotFound,
+  PayloadTooLarge,
+  RateLimited,
+  Unauthorized
+} from "./Errors.js"
+
+export const MAX_BODY_BYTES = 1_048_576
+
+const apiErrors = [InvalidRequest, Unauthorized, Forbidden, NotFound, Conflict, PayloadTooLarge, IdempotencyKeyReused, RateLimited, Internal]
+const isApiError = (u: unknown) => apiErrors.some((E) => u instanceof E)
+
+const tooLarge = new PayloadTooLarge({ message: `The request body is over ${MAX_BODY_BYTES} bytes` })
+
+const withHeaders = (headers: Record<string, string>) =>
+  HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
+
+const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<never, unknown> => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value
+    if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.fail(invalidFromIssues(error.issues))
+    if (error instanceof HttpServerError.RouteNotFound) {
+      return Effect.fail(new NotFound({ message: `No route for ${error.request.method} ${error.request.url.split("?")[0]}` }))
+    }
+    if (error instanceof RateLimited) {
+      return Effect.zipRight(withHeaders({ "retry-after": String(error.retryAfter) }), Effect.fail(error))
+    }
+    if (error instanceof Unauthorized) {
+      return Effect.zipRight(
+        withHeaders({ "www-authenticate": `ApiKey realm="convene", Bearer realm="convene"` }),
+        Effect.fail(error)
+      )
+    }
+    if (isApiError(error)) return Effect.fail(error)
+  }
+  if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+  const defect = Cause.squash(cause)
+  if (defect instanceof HttpServerError.RequestError && defect.reason === "Decode") {
+    const message = defect.cause instanceof Error ? defect.cause.message : ""
+    return Effect.fail(
+      message === "maxBytes exceeded" ? tooLarge : new InvalidRequest({ message: "The request body is not valid JSON" })
+    )
+  }
+  return Effect.zipRight(
+    Effect.logError("Unexpected failure", cause),
+    Effect.fail(new Internal({ message: "Internal server error" }))
+  )
+}
+
+export const ErrorMappingLive = HttpApiBuilder.middleware(Api, (app) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const declared = Number(request.headers["content-length"] ?? 0)
+    if (declared > MAX_BODY_BYTES) return yield* tooLarge
+    return yield* app
+  }).pipe(
+    HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+    Effect.catchAllCause(toApiError)
+  ) as any)

@@ -1,0 +1,24 @@
+/** Query-string parameters (CONTRACT §4). */
+import { Schema } from "effect"
+
+const integer = (message: string) =>
+  Schema.String.pipe(
+    Schema.pattern(/^\d+$/, { message: () => message }),
+    Schema.compose(Schema.NumberFromString),
+    Schema.filter(Number.isSafeInteger, { message: () => message })
+  )
+
+/** A page size: an integer from 1 to 100. */
+export const Limit = integer("must be an integer from 1 to 100").pipe(
+  Schema.between(1, 100, { message: () => "must be an integer from 1 to 100" })
+).annotations({ description: "Page size, 1 to 100." })
+
+/** Items to skip: an integer of 0 or more. */
+export const Skip = integer("must be an integer of 0 or more").annotations({ description: "Items to skip, 0 or more." })
+
+/** `true`/`1` and `false`/`0`; anything else is a 400. */
+export const BooleanParam = Schema.transform(
+  Schema.Literal("true", "1", "false", "0").annotations({ message: () => "must be true, false, 1 or 0" }),
+  Schema.Boolean,
+  { strict: true, decode: (s) => s === "true" || s === "1", encode: (b) => (b ? "true" : "false") }
+)

@@ -1,0 +1,12 @@
+import { Context } from "effect"
+
+/**
+ * Facts about the current request gathered along the way for its log line: the request id, and
+ * the caller once the access middleware has identified it.
+ */
+export interface RequestMetaShape {
+  readonly requestId: string
+  callerId: string | undefined
+}
+
+export class RequestMeta extends Context.Tag("Convene/RequestMeta")<RequestMeta, RequestMetaShape>() {}

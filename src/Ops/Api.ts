@@ -1,0 +1,26 @@
+/** Unauthenticated operational endpoints (CONTRACT §1); not rate limited. */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+
+export class NotReady extends Schema.TaggedError<NotReady>()(
+  "NotReady",
+  { status: Schema.Literal("unavailable"), message: Schema.String },
+  HttpApiSchema.annotations({ status: 503, description: "The database is unreachable, or the server is shutting down." })
+) {}
+
+const Status = Schema.Struct({ status: Schema.Literal("ok") })
+
+export class OpsApi extends HttpApiGroup.make("ops")
+  .add(
+    HttpApiEndpoint.get("healthz", "/healthz")
+      .addSuccess(Status)
+      .annotate(OpenApi.Summary, "The process is up")
+  )
+  .add(
+    HttpApiEndpoint.get("readyz", "/readyz")
+      .addSuccess(Status)
+      .addError(NotReady)
+      .annotate(OpenApi.Summary, "The database is reachable and migrated; 503 while shutting down")
+  )
+  .annotate(OpenApi.Title, "Operations")
+{}

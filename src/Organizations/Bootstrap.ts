@@ -1,0 +1,71 @@
+/**
+ * Start-up bootstrap (CONTRACT §1), idempotent: the `BOOTSTRAP_*` organization, Super Admin and
+ * API token are created when missing. With no `BOOTSTRAP_*` at all and an empty database, a
+ * `default` organization, an `admin@localhost` Super Admin with a random password and an API
+ * token are created; they are handed to the start-up announcement, which prints them once.
+ */
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { AppConfig, type Bootstrap } from "../Config/AppConfig.js"
+import { Ids } from "../Domain/Ids.js"
+import { Organizations } from "./Organizations.js"
+
+export interface FirstStartCredentials {
+  readonly organizationSlug: string
+  readonly adminEmail: string
+  readonly adminPassword: Redacted.Redacted
+  readonly apiToken: Redacted.Redacted
+}
+
+/** Credentials generated on this start, to print once; none on later starts. */
+export class FirstStart extends Context.Tag("Convene/FirstStart")<FirstStart, Option.Option<FirstStartCredentials>>() {}
+
+const applyConfigured = (bootstrap: Bootstrap) =>
+  Effect.gen(function*() {
+    const organizations = yield* Organizations
+    const organization = yield* organizations.find(bootstrap.orgSlug).pipe(Effect.flatMap(Option.match({
+      onSome: Effect.succeed,
+      onNone: () => organizations.create({ slug: bootstrap.orgSlug, name: bootstrap.orgName })
+    })))
+    if (Option.isSome(bootstrap.admin)) {
+      const { email, password } = bootstrap.admin.value
+      const members = yield* organizations.members(organization.id)
+      if (!members.some((m) => m.email.toLowerCase() === email.toLowerCase())) {
+        yield* organizations.addMember(organization, { email, password, firstName: null, lastName: null, role: "Super Admin" })
+      }
+    }
+    if (Option.isSome(bootstrap.apiToken) && !(yield* organizations.apiTokenExists(bootstrap.apiToken.value))) {
+      yield* organizations.registerApiToken(organization.id, "bootstrap", bootstrap.apiToken.value)
+    }
+  })
+
+const firstStart = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const organizations = yield* Organizations
+  const ids = yield* Ids
+  const rows = yield* sql`SELECT count(*) AS n FROM organizations`.pipe(Effect.orDie)
+  if (Number(rows[0]!["n"]) > 0) return Option.none<FirstStartCredentials>()
+  const organization = yield* organizations.create({ slug: "default", name: "Default" })
+  const adminPassword = Redacted.make(yield* ids.secret(18))
+  yield* organizations.addMember(organization, {
+    email: "admin@localhost",
+    password: adminPassword,
+    firstName: "Admin",
+    lastName: null,
+    role: "Super Admin"
+  })
+  const { token } = yield* organizations.createApiToken(organization.id, "first start")
+  return Option.some({ organizationSlug: organization.slug, adminEmail: "admin@localhost", adminPassword, apiToken: token })
+})
+
+export const BootstrapLive = Layer.effect(
+  FirstStart,
+  Effect.gen(function*() {
+    const { bootstrap } = yield* AppConfig
+    if (Option.isSome(bootstrap)) {
+      yield* applyConfigured(bootstrap.value)
+      return Option.none()
+    }
+    return yield* firstStart
+  }).pipe(Effect.orDie)
+)

@@ -1,0 +1,167 @@
+/**
+ * Organizations, their members and their API tokens: used by the API (`/member`, `/api-token`),
+ * the admin CLI and the start-up bootstrap.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Redacted } from "effect"
+import { Ids } from "../Domain/Ids.js"
+import type { Role } from "../Domain/Role.js"
+import { nowIso } from "../Domain/Time.js"
+import { Conflict, InvalidRequest, NotFound } from "../Http/Errors.js"
+import { API_TOKEN_PREFIX, hashPassword, hashToken } from "../Auth/Secrets.js"
+import { onUniqueViolation } from "../SqlErrors.js"
+import { OrganizationsRepo, type OrganizationRow } from "./OrganizationsRepo.js"
+
+export const emailKey = (email: string): string => email.trim().toLowerCase()
+
+export interface NewMember {
+  readonly email: string
+  readonly password: Redacted.Redacted
+  readonly firstName: string | null
+  readonly lastName: string | null
+  readonly role: Role
+}
+
+export interface Member {
+  readonly userId: string
+  readonly email: string
+  readonly firstName: string | null
+  readonly lastName: string | null
+  readonly role: Role
+}
+
+export interface ApiTokenInfo {
+  readonly tokenId: string
+  readonly name: string
+  readonly createdAt: string
+  readonly lastUsedAt: string | null
+  readonly revokedAt: string | null
+}
+
+export class Organizations extends Effect.Service<Organizations>()("Convene/Organizations", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* OrganizationsRepo
+    const ids = yield* Ids
+
+    const find = (slug: string) => repo.organizationBySlug(slug).pipe(Effect.orDie)
+
+    const get = (slug: string) =>
+      find(slug).pipe(Effect.flatMap(Option.match({
+        onNone: () => Effect.fail(new NotFound({ message: `Organization ${slug} not found` })),
+        onSome: Effect.succeed
+      })))
+
+    const create = Effect.fn("Organizations.create")(function*(input: { slug: string; name: string }) {
+      if (!/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/.test(input.slug)) {
+        return yield* InvalidRequest.at("slug", "must be lowercase letters, digits and inner hyphens")
+      }
+      return yield* repo.insertOrganization({ slug: input.slug, name: input.name, createdAt: yield* nowIso }).pipe(
+        onUniqueViolation(() => new Conflict({ message: `Organization slug ${input.slug} is taken` }))
+      )
+    })
+
+    /** Creates the user when the email is new; an existing user keeps their password. */
+    const addMember = Effect.fn("Organizations.addMember")(function*(organization: OrganizationRow, input: NewMember) {
+      const key = emailKey(input.email)
+      const createdAt = yield* nowIso
+      // Hash outside the transaction: scrypt takes tens of milliseconds and must not hold the database.
+      const known = yield* repo.userByEmail(key).pipe(Effect.orDie)
+      const passwordHash = Option.isNone(known) ? yield* hashPassword(input.password) : undefined
+      const publicId = yield* ids.uuid
+      return yield* Effect.gen(function*() {
+        const user = yield* repo.userByEmail(key)
+        if (Option.isSome(user)) {
+          yield* repo.insertMembership({ organizationId: organization.id, userId: user.value.id, role: input.role, createdAt })
+          return user.value.public_id
+        }
+        const userId = yield* repo.insertUser({
+          publicId,
+          email: input.email.trim(),
+          emailKey: key,
+          firstName: input.firstName,
+          lastName: input.lastName,
+          passwordHash: passwordHash ?? (yield* hashPassword(input.password)),
+          createdAt
+        })
+        yield* repo.insertMembership({ organizationId: organization.id, userId, role: input.role, createdAt })
+        return publicId
+      }).pipe(
+        sql.withTransaction,
+        onUniqueViolation(() => new Conflict({ message: `${input.email} is already a member of ${organization.slug}` }))
+      )
+    })
+
+    const members = (organizationId: number) =>
+      repo.members(organizationId).pipe(
+        Effect.orDie,
+        Effect.map((rows) =>
+          rows.map((row): Member => ({
+            userId: row.public_id,
+            email: row.email,
+            firstName: row.first_name,
+            lastName: row.last_name,
+            role: row.role
+          }))
+        )
+      )
+
+    /** Stores the hash of `plain`; the plain token is never stored. */
+    const registerApiToken = (organizationId: number, name: string, plain: Redacted.Redacted) =>
+      Effect.gen(function*() {
+        const tokenId = yield* ids.uuid
+        yield* repo.insertApiToken({
+          publicId: tokenId,
+          organizationId,
+          name,
+          tokenHash: hashToken(Redacted.value(plain)),
+          createdAt: yield* nowIso
+        })
+        return tokenId
+      }).pipe(Effect.orDie)
+
+    const createApiToken = Effect.fn("Organizations.createApiToken")(function*(organizationId: number, name: string) {
+      const token = Redacted.make(API_TOKEN_PREFIX + (yield* ids.secret(32)))
+      const tokenId = yield* registerApiToken(organizationId, name, token)
+      return { tokenId, name, token }
+    })
+
+    const apiTokenExists = (plain: Redacted.Redacted) =>
+      repo.apiTokenExists(hashToken(Redacted.value(plain))).pipe(Effect.orDie)
+
+    const apiTokens = (organizationId: number) =>
+      repo.apiTokens(organizationId).pipe(
+        Effect.orDie,
+        Effect.map((rows) =>
+          rows.map((row): ApiTokenInfo => ({
+            tokenId: row.public_id,
+            name: row.name,
+            createdAt: row.created_at,
+            lastUsedAt: row.last_used_at,
+            revokedAt: row.revoked_at
+          }))
+        )
+      )
+
+    const revokeApiToken = Effect.fn("Organizations.revokeApiToken")(function*(organizationId: number, tokenId: string) {
+      const revoked = yield* repo.revokeApiToken({ organizationId, publicId: tokenId, revokedAt: yield* nowIso }).pipe(
+        Effect.orDie
+      )
+      if (!revoked) return yield* new NotFound({ message: `API token ${tokenId} not found` })
+    })
+
+    return {
+      find,
+      get,
+      create,
+      addMember,
+      members,
+      registerApiToken,
+      createApiToken,
+      apiTokenExists,
+      apiTokens,
+      revokeApiToken
+    } as const
+  }),
+  dependencies: [OrganizationsRepo.Default, Ids.Default]
+}) {}

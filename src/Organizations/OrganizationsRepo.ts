@@ -1,0 +1,149 @@
+/** Organizations, users, memberships and API tokens in SQLite. */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { Role } from "../Domain/Role.js"
+
+export const OrganizationRow = Schema.Struct({ id: Schema.Number, slug: Schema.String, name: Schema.String })
+export type OrganizationRow = typeof OrganizationRow.Type
+
+export const UserRow = Schema.Struct({
+  id: Schema.Number,
+  public_id: Schema.String,
+  email: Schema.String,
+  first_name: Schema.NullOr(Schema.String),
+  last_name: Schema.NullOr(Schema.String),
+  password_hash: Schema.String
+})
+export type UserRow = typeof UserRow.Type
+
+export const MemberRow = Schema.Struct({
+  public_id: Schema.String,
+  email: Schema.String,
+  first_name: Schema.NullOr(Schema.String),
+  last_name: Schema.NullOr(Schema.String),
+  role: Role
+})
+
+export const MembershipRow = Schema.Struct({ organization_id: Schema.Number, slug: Schema.String, role: Role })
+export type MembershipRow = typeof MembershipRow.Type
+
+export const ApiTokenRow = Schema.Struct({
+  public_id: Schema.String,
+  name: Schema.String,
+  created_at: Schema.String,
+  last_used_at: Schema.NullOr(Schema.String),
+  revoked_at: Schema.NullOr(Schema.String)
+})
+
+export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Convene/OrganizationsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const organizationBySlug = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: OrganizationRow,
+      execute: (slug) => sql`SELECT id, slug, name FROM organizations WHERE slug = ${slug}`
+    })
+
+    const insertOrganization = (row: { slug: string; name: string; createdAt: string }) =>
+      sql`INSERT INTO organizations (slug, name, created_at) VALUES (${row.slug}, ${row.name}, ${row.createdAt})
+          RETURNING id, slug, name`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Tuple(OrganizationRow))), Effect.map(([o]) => o))
+
+    const userByEmail = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: UserRow,
+      execute: (emailKey) =>
+        sql`SELECT id, public_id, email, first_name, last_name, password_hash FROM users WHERE email_key = ${emailKey}`
+    })
+
+    const userById = SqlSchema.findOne({
+      Request: Schema.Number,
+      Result: UserRow,
+      execute: (id) => sql`SELECT id, public_id, email, first_name, last_name, password_hash FROM users WHERE id = ${id}`
+    })
+
+    const insertUser = (row: {
+      publicId: string
+      email: string
+      emailKey: string
+      firstName: string | null
+      lastName: string | null
+      passwordHash: string
+      createdAt: string
+    }) =>
+      sql`INSERT INTO users (public_id, email, email_key, first_name, last_name, password_hash, created_at)
+          VALUES (${row.publicId}, ${row.email}, ${row.emailKey}, ${row.firstName}, ${row.lastName}, ${row.passwordHash}, ${row.createdAt})
+          RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!["id"])))
+
+    const membershipsOfUser = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: MembershipRow,
+      execute: (userId) =>
+        sql`SELECT m.organization_id, o.slug, m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id
+            WHERE m.user_id = ${userId} ORDER BY o.slug`
+    })
+
+    const membership = SqlSchema.findOne({
+      Request: Schema.Struct({ userId: Schema.Number, organizationSlug: Schema.String }),
+      Result: MembershipRow,
+      execute: ({ organizationSlug, userId }) =>
+        sql`SELECT m.organization_id, o.slug, m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id
+            WHERE m.user_id = ${userId} AND o.slug = ${organizationSlug}`
+    })
+
+    const insertMembership = (row: { organizationId: number; userId: number; role: Role; createdAt: string }) =>
+      sql`INSERT INTO memberships (organization_id, user_id, role, created_at)
+          VALUES (${row.organizationId}, ${row.userId}, ${row.role}, ${row.createdAt})`
+
+    const members = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: MemberRow,
+      execute: (organizationId) =>
+        sql`SELECT u.public_id, u.email, u.first_name, u.last_name, m.role FROM memberships m JOIN users u ON u.id = m.user_id
+            WHERE m.organization_id = ${organizationId} ORDER BY m.created_at, u.id`
+    })
+
+    const insertApiToken = (row: {
+      publicId: string
+      organizationId: number
+      name: string
+      tokenHash: Uint8Array
+      createdAt: string
+    }) =>
+      sql`INSERT INTO api_tokens (public_id, organization_id, name, token_hash, created_at)
+          VALUES (${row.publicId}, ${row.organizationId}, ${row.name}, ${row.tokenHash}, ${row.createdAt})`
+
+    const apiTokenExists = (tokenHash: Uint8Array) =>
+      sql`SELECT 1 AS found FROM api_tokens WHERE token_hash = ${tokenHash}`.pipe(Effect.map((rows) => rows.length > 0))
+
+    const apiTokens = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: ApiTokenRow,
+      execute: (organizationId) =>
+        sql`SELECT public_id, name, created_at, last_used_at, revoked_at FROM api_tokens
+            WHERE organization_id = ${organizationId} ORDER BY id`
+    })
+
+    const revokeApiToken = (row: { organizationId: number; publicId: string; revokedAt: string }) =>
+      sql`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ${row.revokedAt})
+          WHERE organization_id = ${row.organizationId} AND public_id = ${row.publicId} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
+
+    return {
+      organizationBySlug,
+      insertOrganization,
+      userByEmail,
+      userById,
+      insertUser,
+      membershipsOfUser,
+      membership,
+      insertMembership,
+      members,
+      insertApiToken,
+      apiTokenExists,
+      apiTokens,
+      revokeApiToken
+    } as const
+  })
+}) {}

@@ -1,0 +1,126 @@
+/** The persons endpoints (reference "Persons", CONTRACT §5). */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { TeamMemberAccess, ViewerAccess, AdminAccess } from "../Auth/Access.js"
+import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
+import { BooleanParam, Limit, Skip } from "../Http/Params.js"
+import { CreateCustomField, CreatePerson, CustomFieldDefinition, Person, PersonDetail, UpdatePerson } from "./Domain.js"
+
+const IdPath = Schema.Struct({ id: Schema.String })
+const Success = Schema.Struct({ success: Schema.Literal(true) })
+
+export const BulkResult = Schema.Union(
+  Schema.Struct({ personId: Schema.NullOr(Schema.String), success: Schema.Literal(true) }),
+  Schema.Struct({
+    personId: Schema.NullOr(Schema.String),
+    success: Schema.Literal(false),
+    error: Schema.Struct({ message: Schema.String, code: Schema.Literal("not_found", "conflict", "invalid_request") })
+  })
+).annotations({ identifier: "BulkPersonResult" })
+
+export class PersonsApi extends HttpApiGroup.make("persons")
+  .add(
+    HttpApiEndpoint.get("list", "/person")
+      .setUrlParams(Schema.Struct({ limit: Schema.optional(Limit), skip: Schema.optional(Skip) }))
+      .addSuccess(Schema.Struct({ persons: Schema.Array(Person) }))
+      .middleware(ViewerAccess)
+      .annotate(OpenApi.Summary, "List active persons, in creation order")
+  )
+  .add(
+    HttpApiEndpoint.get("search", "/person/search")
+      .setUrlParams(Schema.Struct({
+        query: Schema.optional(Schema.String),
+        email: Schema.optional(Schema.String),
+        includeArchived: Schema.optional(BooleanParam),
+        limit: Schema.optional(Limit),
+        skip: Schema.optional(Skip)
+      }))
+      .addSuccess(Schema.Struct({
+        persons: Schema.Array(Person),
+        total: Schema.Int,
+        limit: Schema.Int,
+        skip: Schema.Int
+      }))
+      .middleware(ViewerAccess)
+      .annotate(OpenApi.Summary, "Search persons by name (substring) or email (exact); exactly one of query or email")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/person")
+      .setPayload(CreatePerson)
+      .addSuccess(Schema.Struct({ personId: Schema.String }), { status: 201 })
+      .addError(Conflict.Wire)
+      .addError(PayloadTooLarge.Wire)
+      .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Summary, "Create a person; 409 when an active person has the email")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/person/:id")
+      .setPath(IdPath)
+      .addSuccess(PersonDetail)
+      .addError(NotFound.Wire)
+      .middleware(ViewerAccess)
+      .annotate(OpenApi.Summary, "One person with custom fields and event history")
+  )
+  .add(
+    HttpApiEndpoint.put("update", "/person/:id")
+      .setPath(IdPath)
+      .setPayload(UpdatePerson)
+      .addSuccess(Success)
+      .addError(NotFound.Wire)
+      .addError(Conflict.Wire)
+      .addError(PayloadTooLarge.Wire)
+      .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Summary, "Update a person; body personId must equal the path id")
+  )
+  .add(
+    HttpApiEndpoint.put("bulkUpdate", "/persons")
+      .setPayload(Schema.Struct({
+        persons: Schema.Array(Schema.Unknown.annotations({
+          title: "UpdatePerson",
+          description: "An update object as for PUT /person/:id, with personId. Each item succeeds or fails on its own."
+        })).pipe(Schema.minItems(1), Schema.maxItems(100))
+      }))
+      .addSuccess(Schema.Struct({ results: Schema.Array(BulkResult) }))
+      .addError(PayloadTooLarge.Wire)
+      .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Summary, "Update up to 100 persons; also limited by the bulk rate limit")
+  )
+  .add(
+    HttpApiEndpoint.del("archive", "/person/:id")
+      .setPath(IdPath)
+      .addSuccess(Success)
+      .addError(NotFound.Wire)
+      .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Summary, "Archive a person (extension)")
+  )
+  .add(
+    HttpApiEndpoint.post("unarchive", "/person/:id/unarchive")
+      .setPath(IdPath)
+      .addSuccess(Success)
+      .addError(NotFound.Wire)
+      .addError(Conflict.Wire)
+      .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Summary, "Restore an archived person; 409 when the email is taken meanwhile (extension)")
+  )
+  .annotate(OpenApi.Title, "Persons")
+{}
+
+export class CustomFieldsApi extends HttpApiGroup.make("customFields")
+  .add(
+    HttpApiEndpoint.post("create", "/custom-field")
+      .setPayload(CreateCustomField)
+      .addSuccess(CustomFieldDefinition)
+      .addError(Conflict.Wire)
+      .addError(PayloadTooLarge.Wire)
+      .middleware(AdminAccess)
+      .annotate(OpenApi.Summary, "Define a custom field for the organization (extension)")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/custom-field")
+      .addSuccess(Schema.Struct({ customFields: Schema.Array(CustomFieldDefinition) }))
+      .middleware(ViewerAccess)
+      .annotate(OpenApi.Summary, "The organization's custom-field definitions (extension)")
+  )
+  .annotate(OpenApi.Title, "Custom fields")
+{}
+

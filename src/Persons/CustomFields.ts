@@ -1,0 +1,223 @@
+/**
+ * Custom fields (CONTRACT §5): per-organization definitions, the validation of the two update
+ * forms of the reference, and how values are shown (flat `customFields`, `customFieldsDetailed`).
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { Ids } from "../Domain/Ids.js"
+import { nowIso } from "../Domain/Time.js"
+import { Conflict, InvalidRequest, Issue } from "../Http/Errors.js"
+import { onUniqueViolation } from "../SqlErrors.js"
+import { CustomFieldsRepo, type ValueRow } from "./CustomFieldsRepo.js"
+import {
+  CustomFieldDefinition,
+  type CreateCustomField,
+  type CustomFieldDetailed,
+  FieldOption,
+  type FieldType,
+  type UpdatePerson
+} from "./Domain.js"
+
+export interface FieldDef {
+  readonly id: number
+  readonly publicId: string
+  readonly name: string
+  readonly type: FieldType
+  readonly options: ReadonlyArray<FieldOption>
+}
+
+export interface Definitions {
+  readonly all: ReadonlyArray<FieldDef>
+  readonly byPublicId: ReadonlyMap<string, FieldDef>
+  readonly byName: ReadonlyMap<string, FieldDef>
+  readonly byId: ReadonlyMap<number, FieldDef>
+}
+
+/** A validated change to one field of one person: a new value, or null to clear it. */
+export interface FieldChange {
+  readonly field: FieldDef
+  readonly value: string | null
+}
+
+export interface RenderedFields {
+  readonly flat: Record<string, string | ReadonlyArray<string>>
+  readonly detailed: ReadonlyArray<typeof CustomFieldDetailed.Type>
+}
+
+const NUMBER = /^-?\d+(\.\d+)?$/
+
+const toDefinition = (field: FieldDef) =>
+  new CustomFieldDefinition({
+    fieldId: field.publicId,
+    fieldName: field.name,
+    fieldType: field.type,
+    options: field.options
+  })
+
+/** Validates `customFields` and `customFieldMultiselect` against the definitions. */
+export const resolveChanges = (
+  definitions: Definitions,
+  update: Pick<UpdatePerson, "customFields" | "customFieldMultiselect">
+): { readonly changes: ReadonlyArray<FieldChange>; readonly issues: ReadonlyArray<Issue> } => {
+  const issues: Array<Issue> = []
+  const changes = new Map<number, FieldChange>()
+  const issue = (path: string, message: string) => issues.push(new Issue({ path, message }))
+
+  const scalar = (path: string, field: FieldDef | undefined, value: string | number | null) => {
+    if (field === undefined) return issue(path, "unknown custom field")
+    if (field.type === "multiselect") return issue(path, `${field.name} is a multiselect field: use customFieldMultiselect`)
+    if (value === null) return changes.set(field.id, { field, value: null })
+    const text = typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : value.trim()
+    if (text === "") return changes.set(field.id, { field, value: null })
+    if (field.type === "number" && !NUMBER.test(text)) return issue(`${path}.value`, `${field.name} takes a number`)
+    changes.set(field.id, { field, value: field.type === "number" ? String(Number(text)) : text })
+  }
+
+  const entries = update.customFields
+  if (Array.isArray(entries)) {
+    entries.forEach((entry, i) => {
+      const path = `customFields.${i}`
+      if (entry.fieldId === undefined && entry.fieldName === undefined) return issue(path, "needs fieldId or fieldName")
+      const field = entry.fieldId !== undefined
+        ? definitions.byPublicId.get(entry.fieldId)
+        : definitions.byName.get(entry.fieldName!.trim().toLowerCase())
+      scalar(field === undefined ? `${path}.${entry.fieldId !== undefined ? "fieldId" : "fieldName"}` : path, field, entry.value)
+    })
+  } else if (entries !== undefined) {
+    for (const [name, value] of Object.entries(entries as Record<string, string | number | null>)) {
+      scalar(`customFields.${name}`, definitions.byName.get(name.trim().toLowerCase()), value)
+    }
+  }
+
+  const selected = new Map<number, { field: FieldDef; optionIds: Array<string> }>()
+  update.customFieldMultiselect?.forEach((entry, i) => {
+    const field = definitions.byPublicId.get(entry.fieldId)
+    if (field === undefined) return issue(`customFieldMultiselect.${i}.fieldId`, "unknown custom field")
+    if (field.type !== "multiselect") {
+      return issue(`customFieldMultiselect.${i}.fieldId`, `${field.name} is a ${field.type} field: use customFields`)
+    }
+    const current = selected.get(field.id) ?? { field, optionIds: [] }
+    selected.set(field.id, current)
+    if (entry.value === null) return
+    const wanted = entry.value.trim()
+    const option = field.options.find((o) => o.id === wanted) ??
+      field.options.find((o) => o.value.toLowerCase() === wanted.toLowerCase())
+    if (option === undefined) {
+      return issue(`customFieldMultiselect.${i}.value`, `not an option of ${field.name}`)
+    }
+    if (!current.optionIds.includes(option.id)) current.optionIds.push(option.id)
+  })
+  for (const { field, optionIds } of selected.values()) {
+    changes.set(field.id, { field, value: optionIds.length === 0 ? null : JSON.stringify(optionIds) })
+  }
+  return { changes: [...changes.values()], issues }
+}
+
+/** One person's stored values as the API shows them. */
+export const render = (definitions: Definitions, rows: ReadonlyArray<ValueRow>): RenderedFields => {
+  const flat: Record<string, string | ReadonlyArray<string>> = {}
+  const detailed: Array<typeof CustomFieldDetailed.Type> = []
+  for (const row of rows) {
+    const field = definitions.byId.get(row.field_id)
+    if (field === undefined) continue
+    if (field.type === "multiselect") {
+      const ids = JSON.parse(row.value) as ReadonlyArray<string>
+      const values = ids.flatMap((id) => field.options.filter((o) => o.id === id).map((o) => o.value))
+      flat[field.name] = values
+      detailed.push({
+        fieldId: field.publicId,
+        fieldName: field.name,
+        fieldType: field.type,
+        value: values,
+        valueId: row.public_id,
+        options: field.options
+      })
+    } else {
+      flat[field.name] = row.value
+      detailed.push({
+        fieldId: field.publicId,
+        fieldName: field.name,
+        fieldType: field.type,
+        value: row.value,
+        valueId: row.public_id
+      })
+    }
+  }
+  return { flat, detailed }
+}
+
+export class CustomFields extends Effect.Service<CustomFields>()("Convene/CustomFields", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* CustomFieldsRepo
+    const ids = yield* Ids
+
+    const definitions = (organizationId: number): Effect.Effect<Definitions> =>
+      Effect.gen(function*() {
+        const [fields, options] = yield* Effect.all([repo.fields(organizationId), repo.options(organizationId)])
+        const all = fields.map((field): FieldDef => ({
+          id: field.id,
+          publicId: field.public_id,
+          name: field.name,
+          type: field.type,
+          options: options
+            .filter((o) => o.field_id === field.id)
+            .map((o) => new FieldOption({ id: o.public_id, value: o.value, color: o.color }))
+        }))
+        return {
+          all,
+          byPublicId: new Map(all.map((f) => [f.publicId, f])),
+          byName: new Map(all.map((f) => [f.name.toLowerCase(), f])),
+          byId: new Map(all.map((f) => [f.id, f]))
+        }
+      }).pipe(Effect.orDie)
+
+    const list = (organizationId: number) =>
+      Effect.map(definitions(organizationId), (d) => d.all.map(toDefinition))
+
+    const create = Effect.fn("CustomFields.create")(function*(organizationId: number, input: CreateCustomField) {
+      const options = input.options ?? []
+      if (input.fieldType !== "multiselect" && options.length > 0) {
+        return yield* InvalidRequest.at("options", "only multiselect fields have options")
+      }
+      if (input.fieldType === "multiselect" && options.length === 0) {
+        return yield* InvalidRequest.at("options", "a multiselect field needs at least one option")
+      }
+      const seen = new Set<string>()
+      for (const [i, option] of options.entries()) {
+        if (seen.has(option.value.toLowerCase())) return yield* InvalidRequest.at(`options.${i}.value`, "is a duplicate")
+        seen.add(option.value.toLowerCase())
+      }
+      const at = yield* nowIso
+      const publicId = yield* ids.uuid
+      const optionIds = yield* Effect.forEach(options, () => ids.uuid)
+      yield* Effect.gen(function*() {
+        const fieldId = yield* repo.insertField({ publicId, organizationId, name: input.fieldName, type: input.fieldType, at })
+        yield* Effect.forEach(options, (option, i) =>
+          repo.insertOption({ publicId: optionIds[i]!, fieldId, value: option.value, color: option.color.toLowerCase() }))
+      }).pipe(
+        sql.withTransaction,
+        onUniqueViolation(() => new Conflict({ message: `A custom field named ${input.fieldName} exists` }))
+      )
+      return new CustomFieldDefinition({
+        fieldId: publicId,
+        fieldName: input.fieldName,
+        fieldType: input.fieldType,
+        options: options.map((o, i) => new FieldOption({ id: optionIds[i]!, value: o.value, color: o.color.toLowerCase() }))
+      })
+    })
+
+    /** Writes validated changes for one person (inside the caller's transaction). */
+    const apply = (personId: number, changes: ReadonlyArray<FieldChange>, at: string) =>
+      Effect.forEach(changes, (change) =>
+        change.value === null
+          ? repo.clearValue(personId, change.field.id)
+          : Effect.flatMap(ids.uuid, (publicId) =>
+            repo.setValue({ publicId, personId, fieldId: change.field.id, value: change.value!, at })), { discard: true })
+
+    const valuesOf = (personIds: ReadonlyArray<number>) => repo.values(personIds).pipe(Effect.orDie)
+
+    return { definitions, list, create, apply, valuesOf } as const
+  }),
+  dependencies: [CustomFieldsRepo.Default, Ids.Default]
+}) {}

@@ -1,0 +1,80 @@
+/** Custom-field definitions and the values persons hold for them. */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { FieldType } from "./Domain.js"
+
+export const FieldRow = Schema.Struct({
+  id: Schema.Number,
+  public_id: Schema.String,
+  name: Schema.String,
+  type: FieldType
+})
+export type FieldRow = typeof FieldRow.Type
+
+export const OptionRow = Schema.Struct({
+  field_id: Schema.Number,
+  public_id: Schema.String,
+  value: Schema.String,
+  color: Schema.String
+})
+export type OptionRow = typeof OptionRow.Type
+
+export const ValueRow = Schema.Struct({
+  person_id: Schema.Number,
+  field_id: Schema.Number,
+  public_id: Schema.String,
+  value: Schema.String
+})
+export type ValueRow = typeof ValueRow.Type
+
+export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Convene/CustomFieldsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const fields = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: FieldRow,
+      execute: (organizationId) =>
+        sql`SELECT id, public_id, name, type FROM custom_fields WHERE organization_id = ${organizationId} ORDER BY id`
+    })
+
+    const options = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: OptionRow,
+      execute: (organizationId) =>
+        sql`SELECT o.field_id, o.public_id, o.value, o.color FROM custom_field_options o
+            JOIN custom_fields f ON f.id = o.field_id WHERE f.organization_id = ${organizationId} ORDER BY o.id`
+    })
+
+    const insertField = (row: { publicId: string; organizationId: number; name: string; type: FieldType; at: string }) =>
+      sql`INSERT INTO custom_fields (public_id, organization_id, name, name_key, type, created_at)
+          VALUES (${row.publicId}, ${row.organizationId}, ${row.name}, ${row.name.toLowerCase()}, ${row.type}, ${row.at})
+          RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!["id"])))
+
+    const insertOption = (row: { publicId: string; fieldId: number; value: string; color: string }) =>
+      sql`INSERT INTO custom_field_options (public_id, field_id, value, color)
+          VALUES (${row.publicId}, ${row.fieldId}, ${row.value}, ${row.color})`
+
+    /** The values of several persons at once, in field order. */
+    const values = (personIds: ReadonlyArray<number>) =>
+      personIds.length === 0
+        ? Effect.succeed<ReadonlyArray<ValueRow>>([])
+        : SqlSchema.findAll({
+          Request: Schema.String,
+          Result: ValueRow,
+          execute: (ids) =>
+            sql`SELECT person_id, field_id, public_id, value FROM person_field_values
+                WHERE person_id IN (SELECT value FROM json_each(${ids})) ORDER BY person_id, field_id`
+        })(JSON.stringify(personIds))
+
+    const setValue = (row: { publicId: string; personId: number; fieldId: number; value: string; at: string }) =>
+      sql`INSERT INTO person_field_values (public_id, person_id, field_id, value, updated_at)
+          VALUES (${row.publicId}, ${row.personId}, ${row.fieldId}, ${row.value}, ${row.at})
+          ON CONFLICT (person_id, field_id) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`
+
+    const clearValue = (personId: number, fieldId: number) =>
+      sql`DELETE FROM person_field_values WHERE person_id = ${personId} AND field_id = ${fieldId}`
+
+    return { fields, options, insertField, insertOption, values, setValue, clearValue } as const
+  })
+}) {}

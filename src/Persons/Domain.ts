@@ -1,0 +1,157 @@
+/** Persons (contacts) as the API shows and takes them. */
+import { Schema } from "effect"
+import { DateOnly, Email, HttpUrl, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+
+export const FieldType = Schema.Literal("text", "number", "multiselect")
+export type FieldType = typeof FieldType.Type
+
+export class FieldOption extends Schema.Class<FieldOption>("FieldOption")({
+  id: Schema.String,
+  value: Schema.String,
+  color: Schema.String
+}) {}
+
+export class CustomFieldDefinition extends Schema.Class<CustomFieldDefinition>("CustomFieldDefinition")({
+  fieldId: Schema.String,
+  fieldName: Schema.String,
+  fieldType: FieldType,
+  options: Schema.Array(FieldOption)
+}) {}
+
+export const CustomFieldValue = Schema.Union(Schema.String, Schema.Array(Schema.String))
+
+export const CustomFieldDetailed = Schema.Struct({
+  fieldId: Schema.String,
+  fieldName: Schema.String,
+  fieldType: FieldType,
+  value: CustomFieldValue,
+  valueId: Schema.String,
+  options: Schema.optionalWith(Schema.Array(FieldOption), { exact: true })
+}).annotations({ identifier: "CustomFieldDetailed" })
+
+export const RsvpHistoryEntry = Schema.Struct({
+  status: Schema.String,
+  actorId: Schema.String,
+  actorType: Schema.String,
+  createdAt: Schema.String
+}).annotations({ identifier: "RsvpHistoryEntry" })
+
+export const EventHistoryEntry = Schema.Struct({
+  eventId: Schema.String,
+  name: Schema.String,
+  slug: Schema.NullOr(Schema.String),
+  date: Schema.String,
+  rsvpStatus: Schema.String,
+  rsvpStatusHistory: Schema.Array(RsvpHistoryEntry),
+  attendance: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "EventHistoryEntry" })
+
+const optional = Schema.optionalWith(Schema.String, { exact: true })
+
+/** A person in lists and search results. Unset profile fields are left out. */
+export const Person = Schema.Struct({
+  personId: Schema.String,
+  firstName: Schema.String,
+  lastName: Schema.String,
+  email: Schema.String,
+  profilePicture: optional,
+  company: optional,
+  position: optional,
+  birthday: optional,
+  address: optional,
+  apartment: optional,
+  city: optional,
+  state: optional,
+  country: optional,
+  postalCode: optional,
+  phone: Schema.NullOr(Schema.String),
+  archived: Schema.Boolean,
+  customFields: Schema.Record({ key: Schema.String, value: CustomFieldValue })
+}).annotations({ identifier: "Person" })
+export type Person = typeof Person.Type
+
+/** One person with everything: `GET /person/:id`. */
+export const PersonDetail = Schema.Struct({
+  ...Person.fields,
+  contextNote: optional,
+  customFieldsDetailed: Schema.Array(CustomFieldDetailed),
+  eventHistory: Schema.Array(EventHistoryEntry)
+}).annotations({ identifier: "PersonDetail" })
+export type PersonDetail = typeof PersonDetail.Type
+
+export const SmsConsentValue = Schema.Literal("optedIn", "optedOut", "none")
+export type SmsConsentValue = typeof SmsConsentValue.Type
+
+export const CreatePerson = Schema.Struct({
+  firstName: RequiredText(200),
+  lastName: RequiredText(200),
+  email: Email,
+  company: OptionalText(),
+  position: OptionalText(),
+  phone: OptionalText(50),
+  birthday: Schema.optional(Schema.NullOr(DateOnly)),
+  address: OptionalText(),
+  apartment: OptionalText(),
+  city: OptionalText(),
+  state: OptionalText(),
+  country: OptionalText(),
+  postalCode: OptionalText(50),
+  contextNote: OptionalText(5000),
+  profilePicture: Schema.optional(Schema.NullOr(HttpUrl))
+}).annotations({ identifier: "CreatePerson" })
+export type CreatePerson = typeof CreatePerson.Type
+
+const ScalarValue = Schema.NullOr(Schema.Union(Schema.String, Schema.Number))
+
+export const CustomFieldEntry = Schema.Struct({
+  fieldId: Schema.optional(Schema.String),
+  fieldName: Schema.optional(Schema.String),
+  value: ScalarValue
+})
+
+export const CustomFieldsUpdate = Schema.Union(
+  Schema.Array(CustomFieldEntry),
+  Schema.Record({ key: Schema.String, value: ScalarValue })
+).annotations({
+  description: "Text and number fields: an array of { fieldId or fieldName, value } (preferred), or a legacy object of name-to-value pairs."
+})
+
+export const MultiselectEntry = Schema.Struct({
+  fieldId: Schema.String,
+  value: Schema.NullOr(Schema.String)
+})
+
+export const UpdatePerson = Schema.Struct({
+  personId: Schema.String,
+  firstName: Schema.optional(RequiredText(200)),
+  lastName: Schema.optional(RequiredText(200)),
+  email: Schema.optional(Email),
+  phoneNumber: Schema.optional(Schema.NullOr(Text(50))),
+  smsConsent: Schema.optional(SmsConsentValue),
+  company: OptionalText(),
+  position: OptionalText(),
+  birthday: Schema.optional(Schema.NullOr(Schema.Union(DateOnly, Schema.Literal("")))),
+  address: OptionalText(),
+  apartment: OptionalText(),
+  city: OptionalText(),
+  state: OptionalText(),
+  country: OptionalText(),
+  postalCode: OptionalText(50),
+  contextNote: OptionalText(5000),
+  profilePicture: Schema.optional(Schema.NullOr(Schema.Union(HttpUrl, Schema.Literal("")))),
+  customFields: Schema.optional(CustomFieldsUpdate),
+  customFieldMultiselect: Schema.optional(Schema.Array(MultiselectEntry))
+}).annotations({ identifier: "UpdatePerson" })
+export type UpdatePerson = typeof UpdatePerson.Type
+
+export const CreateCustomField = Schema.Struct({
+  fieldName: RequiredText(100),
+  fieldType: FieldType,
+  options: Schema.optional(Schema.Array(Schema.Struct({
+    value: RequiredText(100),
+    color: Schema.Trim.pipe(Schema.pattern(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, {
+      message: () => "must be a hex colour such as #1e90ff"
+    }))
+  })))
+}).annotations({ identifier: "CreateCustomField" })
+export type CreateCustomField = typeof CreateCustomField.Type

@@ -1,0 +1,37 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentCaller } from "../Domain/Caller.js"
+import { CustomFields } from "./CustomFields.js"
+import { Persons } from "./Persons.js"
+
+export const PersonsHttp = HttpApiBuilder.group(Api, "persons", (handlers) =>
+  Effect.gen(function*() {
+    const persons = yield* Persons
+    return handlers
+      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentCaller, (caller) => persons.list(caller, urlParams)))
+      .handle("search", ({ urlParams }) => Effect.flatMap(CurrentCaller, (caller) => persons.search(caller, urlParams)))
+      .handle("create", ({ payload }) => Effect.flatMap(CurrentCaller, (caller) => persons.create(caller, payload)))
+      .handle("get", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => persons.get(caller, path.id)))
+      .handle("update", ({ path, payload }) =>
+        Effect.flatMap(CurrentCaller, (caller) => persons.update(caller, path.id, payload))
+      )
+      .handle("bulkUpdate", ({ payload }) =>
+        Effect.flatMap(CurrentCaller, (caller) => persons.bulkUpdate(caller, payload.persons))
+      )
+      .handle("archive", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => persons.archive(caller, path.id)))
+      .handle("unarchive", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => persons.unarchive(caller, path.id)))
+  }))
+
+export const CustomFieldsHttp = HttpApiBuilder.group(Api, "customFields", (handlers) =>
+  Effect.gen(function*() {
+    const customFields = yield* CustomFields
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.flatMap(CurrentCaller, (caller) => customFields.create(caller.organizationId, payload))
+      )
+      .handle("list", () =>
+        Effect.flatMap(CurrentCaller, (caller) =>
+          Effect.map(customFields.list(caller.organizationId), (list) => ({ customFields: list })))
+      )
+  }))

@@ -1,0 +1,250 @@
+/** Persons: the reference's Persons rules and CONTRACT §5. */
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import type { Caller } from "../Domain/Caller.js"
+import { Ids } from "../Domain/Ids.js"
+import { nowIso } from "../Domain/Time.js"
+import { Conflict, fromParseError, InvalidRequest, Issue, NotFound } from "../Http/Errors.js"
+import { onUniqueViolation } from "../SqlErrors.js"
+import { CustomFields, type Definitions, render, resolveChanges } from "./CustomFields.js"
+import { type CreatePerson, type Person, type PersonDetail, UpdatePerson } from "./Domain.js"
+import { emailKeyOf, nameKeyOf, type PersonRow, PersonsRepo, profileColumns } from "./PersonsRepo.js"
+
+export interface SearchParams {
+  readonly query?: string | undefined
+  readonly email?: string | undefined
+  readonly includeArchived?: boolean | undefined
+  readonly limit?: number | undefined
+  readonly skip?: number | undefined
+}
+
+export type BulkResult =
+  | { readonly personId: string | null; readonly success: true }
+  | {
+    readonly personId: string | null
+    readonly success: false
+    readonly error: { readonly message: string; readonly code: "not_found" | "conflict" | "invalid_request" }
+  }
+
+export const toPerson = (row: PersonRow, customFields: Person["customFields"]): Person => {
+  const person: { -readonly [K in keyof Person]: Person[K] } = {
+    personId: row.public_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    phone: row.phone,
+    archived: row.archived_at !== null,
+    customFields
+  }
+  if (row.profile_picture !== null) person.profilePicture = row.profile_picture
+  if (row.company !== null) person.company = row.company
+  if (row.position !== null) person.position = row.position
+  if (row.birthday !== null) person.birthday = row.birthday
+  if (row.address !== null) person.address = row.address
+  if (row.apartment !== null) person.apartment = row.apartment
+  if (row.city !== null) person.city = row.city
+  if (row.state !== null) person.state = row.state
+  if (row.country !== null) person.country = row.country
+  if (row.postal_code !== null) person.postalCode = row.postal_code
+  return person
+}
+
+const emailTaken = (email: string) => new Conflict({ message: `An active person with email ${email} exists` })
+const notFound = (id: string) => new NotFound({ message: `Person ${id} not found` })
+const decodeUpdate = Schema.decodeUnknown(UpdatePerson, { errors: "all", onExcessProperty: "ignore" })
+
+/** `""` and null both clear an optional profile field. */
+const blankToNull = (value: string | null | undefined) => (value === undefined ? undefined : value === "" ? null : value)
+
+export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* PersonsRepo
+    const customFields = yield* CustomFields
+    const ids = yield* Ids
+
+    /** Persons with their flat custom fields, loaded in one query for the whole page. */
+    const withFields = (definitions: Definitions, rows: ReadonlyArray<PersonRow>) =>
+      Effect.map(customFields.valuesOf(rows.map((r) => r.id)), (values) => {
+        const byPerson = new Map<number, Array<(typeof values)[number]>>()
+        for (const value of values) {
+          const list = byPerson.get(value.person_id)
+          if (list === undefined) byPerson.set(value.person_id, [value])
+          else list.push(value)
+        }
+        return rows.map((row) => toPerson(row, render(definitions, byPerson.get(row.id) ?? []).flat))
+      })
+
+    const page = (organizationId: number, rows: ReadonlyArray<PersonRow>) =>
+      rows.length === 0
+        ? Effect.succeed<Array<Person>>([])
+        : Effect.flatMap(customFields.definitions(organizationId), (d) => withFields(d, rows))
+
+    const find = (caller: Caller, id: string) =>
+      repo.byPublicId({ organizationId: caller.organizationId, publicId: id }).pipe(
+        Effect.orDie,
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(id)), onSome: Effect.succeed }))
+      )
+
+    const list = Effect.fn("Persons.list")(function*(caller: Caller, params: { limit?: number | undefined; skip?: number | undefined }) {
+      const rows = yield* repo.list({
+        organizationId: caller.organizationId,
+        limit: params.limit ?? 50,
+        skip: params.skip ?? 0
+      }).pipe(Effect.orDie)
+      return { persons: yield* page(caller.organizationId, rows) }
+    })
+
+    const search = Effect.fn("Persons.search")(function*(caller: Caller, params: SearchParams) {
+      if ((params.query === undefined) === (params.email === undefined)) {
+        return yield* new InvalidRequest({
+          message: "Give exactly one of query or email",
+          issues: [new Issue({ path: params.query === undefined ? "query" : "email", message: "give exactly one of query or email" })]
+        })
+      }
+      const byName = params.query !== undefined
+      const term = (params.query ?? params.email ?? "").trim()
+      if (term === "") return yield* InvalidRequest.at(byName ? "query" : "email", "must not be empty")
+      const request = {
+        organizationId: caller.organizationId,
+        includeArchived: params.includeArchived ?? false,
+        limit: params.limit ?? 50,
+        skip: params.skip ?? 0,
+        term
+      }
+      const [rows, count] = yield* Effect.all(
+        byName
+          ? [repo.searchByName(request), repo.countByName(request)]
+          : [repo.searchByEmail(request), repo.countByEmail(request)]
+      ).pipe(Effect.orDie)
+      return { persons: yield* page(caller.organizationId, rows), total: count.total, limit: request.limit, skip: request.skip }
+    })
+
+    const create = Effect.fn("Persons.create")(function*(caller: Caller, input: CreatePerson) {
+      const publicId = yield* ids.uuid
+      const createdAt = yield* nowIso
+      const text = (value: string | null | undefined) => (value === undefined || value === null || value === "" ? null : value)
+      yield* Effect.gen(function*() {
+        const id = yield* repo.insert({
+          publicId,
+          organizationId: caller.organizationId,
+          firstName: input.firstName,
+          lastName: input.lastName,
+          email: input.email,
+          company: text(input.company),
+          position: text(input.position),
+          birthday: text(input.birthday),
+          address: text(input.address),
+          apartment: text(input.apartment),
+          city: text(input.city),
+          state: text(input.state),
+          country: text(input.country),
+          postalCode: text(input.postalCode),
+          contextNote: text(input.contextNote),
+          profilePicture: text(input.profilePicture),
+          createdAt
+        })
+        const phone = text(input.phone)
+        if (phone !== null) yield* repo.setPreferredPhone(id, phone, createdAt)
+      }).pipe(sql.withTransaction, onUniqueViolation(() => emailTaken(input.email)))
+      return { personId: publicId }
+    })
+
+    const get = Effect.fn("Persons.get")(function*(caller: Caller, id: string) {
+      const row = yield* find(caller, id)
+      const definitions = yield* customFields.definitions(caller.organizationId)
+      const fields = render(definitions, yield* customFields.valuesOf([row.id]))
+      const person: PersonDetail = {
+        ...toPerson(row, fields.flat),
+        ...(row.context_note === null ? {} : { contextNote: row.context_note }),
+        customFieldsDetailed: fields.detailed,
+        eventHistory: []
+      }
+      return person
+    })
+
+    const update = Effect.fn("Persons.update")(function*(caller: Caller, id: string, input: UpdatePerson) {
+      if (input.personId !== id) return yield* InvalidRequest.at("personId", "must equal the id in the path")
+      const definitions = yield* customFields.definitions(caller.organizationId)
+      const { changes, issues } = resolveChanges(definitions, input)
+      if (issues.length > 0) {
+        return yield* new InvalidRequest({ message: `${issues[0]!.path}: ${issues[0]!.message}`, issues })
+      }
+      const at = yield* nowIso
+      yield* Effect.gen(function*() {
+        const person = yield* find(caller, id)
+        const columns: Record<string, string | null> = {}
+        for (const [field, column] of Object.entries(profileColumns)) {
+          const value = blankToNull(input[field as keyof typeof profileColumns])
+          if (value !== undefined) columns[column] = value
+        }
+        if (input.firstName !== undefined || input.lastName !== undefined) {
+          columns["name_key"] = nameKeyOf(input.firstName ?? person.first_name, input.lastName ?? person.last_name)
+        }
+        if (input.email !== undefined) {
+          columns["email"] = input.email
+          columns["email_key"] = emailKeyOf(input.email)
+        }
+        yield* repo.update(person.id, columns, at)
+        const phone = blankToNull(input.phoneNumber)
+        if (phone !== undefined && phone !== null) yield* repo.setPreferredPhone(person.id, phone, at)
+        if (input.smsConsent !== undefined) {
+          const number = phone ?? person.phone
+          if (number === null) return yield* InvalidRequest.at("smsConsent", "needs a phone number")
+          yield* repo.setConsent({ organizationId: caller.organizationId, number, consent: input.smsConsent, source: "api", at })
+        }
+        yield* customFields.apply(person.id, changes, at)
+      }).pipe(sql.withTransaction, onUniqueViolation(() => emailTaken(input.email ?? "")))
+      return { success: true } as const
+    })
+
+    const bulkUpdate = Effect.fn("Persons.bulkUpdate")(function*(caller: Caller, items: ReadonlyArray<unknown>) {
+      const results: Array<BulkResult> = []
+      for (const item of items) {
+        const personId = typeof item === "object" && item !== null && "personId" in item && typeof item.personId === "string"
+          ? item.personId
+          : null
+        const outcome = yield* decodeUpdate(item).pipe(
+          Effect.mapError(fromParseError),
+          Effect.flatMap((input) => update(caller, input.personId, input)),
+          Effect.either
+        )
+        results.push(
+          outcome._tag === "Right"
+            ? { personId, success: true }
+            : {
+              personId,
+              success: false,
+              error: {
+                message: outcome.left.message,
+                code: outcome.left._tag === "NotFound" ? "not_found" : outcome.left._tag === "Conflict" ? "conflict" : "invalid_request"
+              }
+            }
+        )
+      }
+      return { results }
+    })
+
+    const archive = Effect.fn("Persons.archive")(function*(caller: Caller, id: string) {
+      const person = yield* find(caller, id)
+      if (person.archived_at === null) {
+        const at = yield* nowIso
+        yield* repo.setArchived(person.id, at, at).pipe(Effect.orDie)
+      }
+      return { success: true } as const
+    })
+
+    const unarchive = Effect.fn("Persons.unarchive")(function*(caller: Caller, id: string) {
+      const person = yield* find(caller, id)
+      if (person.archived_at !== null) {
+        yield* repo.setArchived(person.id, null, yield* nowIso).pipe(
+          onUniqueViolation(() => emailTaken(person.email))
+        )
+      }
+      return { success: true } as const
+    })
+
+    return { list, search, create, get, update, bulkUpdate, archive, unarchive, find, page } as const
+  }),
+  dependencies: [PersonsRepo.Default, CustomFields.Default, Ids.Default]
+}) {}

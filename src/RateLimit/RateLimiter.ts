@@ -1,0 +1,116 @@
+/**
+ * Token buckets per caller (reference "Limits", CONTRACT §9), in memory: one `Ref` holding an
+ * immutable map of buckets, time from `Clock`. A bucket is stored as the tokens it held at its
+ * last use; refill is computed on access. Buckets that would be full again carry no information,
+ * so a scoped sweeper evicts them and memory stays bounded by the callers seen recently.
+ */
+import { Clock, Duration, Effect, HashMap, Option, Ref, Schedule } from "effect"
+import { AppConfig } from "../Config/AppConfig.js"
+
+export interface Policy {
+  readonly name: string
+  readonly capacity: number
+  /** Tokens added per millisecond. */
+  readonly refillPerMillisecond: number
+}
+
+interface Bucket {
+  readonly policy: Policy
+  readonly tokens: number
+  readonly at: number
+}
+
+export interface PolicyState {
+  readonly policy: Policy
+  /** Whole requests that can be sent right now. */
+  readonly remaining: number
+  /** Seconds until the bucket is full again. */
+  readonly fullInSeconds: number
+}
+
+export interface Decision {
+  readonly allowed: boolean
+  /** Seconds to wait before retrying; at least 1 when not allowed. */
+  readonly retryAfter: number
+  /** Every policy the request drew from, in the order given. */
+  readonly states: ReadonlyArray<PolicyState>
+  /** The policy closest to running out: the one the `X-RateLimit-*` headers describe. */
+  readonly tightest: PolicyState
+}
+
+const refilled = (policy: Policy, bucket: Bucket | undefined, now: number): number =>
+  bucket === undefined
+    ? policy.capacity
+    : Math.min(policy.capacity, bucket.tokens + Math.max(0, now - bucket.at) * policy.refillPerMillisecond)
+
+const isFull = (bucket: Bucket, now: number): boolean => refilled(bucket.policy, bucket, now) >= bucket.policy.capacity
+
+const secondsUntil = (missing: number, policy: Policy): number =>
+  missing <= 0 ? 0 : Math.ceil(missing / policy.refillPerMillisecond / 1000)
+
+const keyOf = (policy: Policy, caller: string) => `${policy.name}\u0000${caller}`
+
+export class RateLimiter extends Effect.Service<RateLimiter>()("Convene/RateLimiter", {
+  scoped: Effect.gen(function*() {
+    const { rateLimit } = yield* AppConfig
+    const buckets = yield* Ref.make(HashMap.empty<string, Bucket>())
+    const general: Policy = {
+      name: "general",
+      capacity: rateLimit.burst,
+      refillPerMillisecond: rateLimit.perSecond / 1000
+    }
+    const bulk: Policy = {
+      name: "bulk",
+      capacity: rateLimit.bulkBurst,
+      refillPerMillisecond: rateLimit.bulkPerMinute / 60_000
+    }
+
+    /**
+     * Draws one token from each policy's bucket for `caller`, all or nothing: a request refused
+     * by any bucket consumes from none.
+     */
+    const take = (caller: string, drawFrom: ReadonlyArray<Policy>): Effect.Effect<Decision> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Ref.modify(buckets, (map) => {
+          const levels = drawFrom.map((policy) =>
+            refilled(policy, Option.getOrUndefined(HashMap.get(map, keyOf(policy, caller))), now)
+          )
+          const allowed = levels.every((tokens) => tokens >= 1)
+          const after = allowed ? levels.map((tokens) => tokens - 1) : levels
+          const states = drawFrom.map((policy, i): PolicyState => ({
+            policy,
+            remaining: Math.max(0, Math.floor(after[i]!)),
+            fullInSeconds: secondsUntil(policy.capacity - after[i]!, policy)
+          }))
+          const retryAfter = allowed
+            ? 0
+            : Math.max(1, ...drawFrom.map((policy, i) => secondsUntil(1 - levels[i]!, policy)))
+          let tightest = states[0]!
+          for (const state of states) if (state.remaining <= tightest.remaining) tightest = state
+          const next = allowed
+            ? drawFrom.reduce((m, policy, i) => HashMap.set(m, keyOf(policy, caller), { policy, tokens: after[i]!, at: now }), map)
+            : map
+          return [{ allowed, retryAfter, states, tightest }, next] as const
+        }))
+
+    /** Removes the buckets that have refilled completely: they hold nothing a fresh one would not. */
+    const evictFull: Effect.Effect<number> = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Ref.modify(buckets, (map) => {
+        const kept = HashMap.filter(map, (bucket) => !isFull(bucket, now))
+        return [HashMap.size(map) - HashMap.size(kept), kept] as const
+      }))
+
+    yield* evictFull.pipe(
+      Effect.repeat(Schedule.spaced(Duration.seconds(15))),
+      Effect.forkScoped
+    )
+
+    return {
+      general,
+      bulk,
+      take,
+      evictFull,
+      size: Effect.map(Ref.get(buckets), HashMap.size)
+    } as const
+  })
+}) {}

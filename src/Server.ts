@@ -1,0 +1,66 @@
+/** The program's edge: every layer composed once. */
+import { HttpApiBuilder, HttpApiScalar, HttpMiddleware } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import { Api } from "./Api.js"
+import { AccessLive } from "./Auth/AccessLive.js"
+import { Auth } from "./Auth/Auth.js"
+import { AuthHttp } from "./Auth/Http.js"
+import { AppConfig } from "./Config/AppConfig.js"
+import { Ids } from "./Domain/Ids.js"
+import { ErrorMappingLive } from "./Http/ErrorMapping.js"
+import { requestLifecycle } from "./Http/RequestLifecycle.js"
+import { OpsHttp } from "./Ops/Http.js"
+import { Readiness } from "./Ops/Readiness.js"
+import { BootstrapLive } from "./Organizations/Bootstrap.js"
+import { OrganizationsHttp } from "./Organizations/Http.js"
+import { Organizations } from "./Organizations/Organizations.js"
+import { CustomFields } from "./Persons/CustomFields.js"
+import { CustomFieldsHttp, PersonsHttp } from "./Persons/Http.js"
+import { LoggingLive } from "./Logging.js"
+import { Persons } from "./Persons/Persons.js"
+import { SqlLive } from "./Sql.js"
+
+/** Domain services over the database. */
+export const ServicesLive = Layer.mergeAll(
+  Organizations.Default,
+  Auth.Default,
+  Persons.Default,
+  CustomFields.Default,
+  Readiness.Default,
+  Ids.Default
+)
+
+const HandlersLive = Layer.mergeAll(OpsHttp, AuthHttp, OrganizationsHttp, PersonsHttp, CustomFieldsHttp)
+
+const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide(HandlersLive),
+  Layer.provide(AccessLive)
+)
+
+/** The HTTP service on a given `http.Server`, with everything it needs but the database and config. */
+export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
+  Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+  Layer.provide(ErrorMappingLive),
+  Layer.provide(ApiLive),
+  Layer.provide(ServicesLive),
+  HttpMiddleware.withTracerDisabledWhen(() => true)
+)
+
+/** The whole application over a database: what `main` runs and what tests start. */
+export const AppLive = HttpLive.pipe(
+  Layer.provideMerge(BootstrapLive),
+  Layer.provideMerge(ServicesLive),
+  Layer.provideMerge(SqlLive),
+  Layer.provide(LoggingLive)
+)
+
+/** A Node `http.Server` on the configured host and port. */
+export const NodeServerLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+)
+
+/** The service as `npm start` runs it. */
+export const MainLive = AppLive.pipe(Layer.provideMerge(NodeServerLive))

@@ -1,0 +1,32 @@
+/** `npm run cli -- ...` / `convene ...`: the admin CLI. */
+import { Command } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { ConfigError, Console, Effect, Layer } from "effect"
+import { commands } from "./Cli/Commands.js"
+import { AppConfig, appConfig } from "./Config/AppConfig.js"
+import { describeConfigError } from "./Config/Env.js"
+import { Organizations } from "./Organizations/Organizations.js"
+import { SqlLive } from "./Sql.js"
+
+const run = Command.run(commands, { name: "convene", version: "1.0.0" })
+
+const program = Effect.gen(function*() {
+  const config = yield* appConfig
+  const services = Organizations.Default.pipe(
+    Layer.provideMerge(SqlLive),
+    Layer.provide(Layer.succeed(AppConfig, config))
+  )
+  yield* Effect.suspend(() => run(process.argv)).pipe(Effect.provide(services))
+}).pipe(
+  Effect.catchIf(ConfigError.isConfigError, (error) =>
+    Console.error(`convene: invalid configuration: ${describeConfigError(error)}`).pipe(
+      Effect.zipRight(Effect.sync(() => (process.exitCode = 1)))
+    )),
+  Effect.catchAll((error) =>
+    Console.error(`convene: ${"message" in error ? error.message : String(error)}`).pipe(
+      Effect.zipRight(Effect.sync(() => (process.exitCode = 1)))
+    )),
+  Effect.provide(NodeContext.layer)
+)
+
+NodeRuntime.runMain(program, { disablePrettyLogger: true })

@@ -1,0 +1,109 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { expectError, expectStatus } from "./support/Fixtures.js"
+import { TestServer, testServer } from "./support/TestServer.js"
+
+layer(testServer(), { excludeTestServices: true })("HTTP behaviour", (it) => {
+  describe("errors", () => {
+    it.effect("answers unknown routes and methods with a JSON 404, before authentication", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        expectError(yield* server.request("GET", "/nowhere", { token: null }), 404, "not_found")
+        expectError(yield* server.request("PATCH", "/person", { token: null }), 404, "not_found")
+        expectError(yield* server.request("GET", "/person/a/b/c"), 404, "not_found")
+      }))
+
+    it.effect("answers malformed JSON, wrong types and non-object bodies with 400", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const json = { "content-type": "application/json" }
+        expectError(yield* server.request("POST", "/person", { rawBody: "{\"firstName\":", headers: json }), 400, "invalid_request")
+        expectError(yield* server.request("POST", "/person", { rawBody: "[1,2]", headers: json }), 400, "invalid_request")
+        expectError(yield* server.request("POST", "/person", { rawBody: "null", headers: json }), 400, "invalid_request")
+        expectError(yield* server.request("POST", "/person", { rawBody: "", headers: json }), 400, "invalid_request")
+        expectError(yield* server.request("POST", "/person", { rawBody: "firstName=a", headers: { "content-type": "text/plain" } }), 400, "invalid_request")
+      }))
+
+    it.effect("answers a body over 1 MiB with 413 and a body just under it normally", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const big = JSON.stringify({ firstName: "A", lastName: "B", email: "big@example.com", contextNote: "x".repeat(1_048_577) })
+        expectError(yield* server.request("POST", "/person", { rawBody: big, headers: { "content-type": "application/json" } }), 413, "payload_too_large")
+        const padding = " ".repeat(1_048_576 - 200)
+        const fits = JSON.stringify({ firstName: "A", lastName: "B", email: "fits@example.com" }) + padding
+        expect(fits.length).toBeLessThanOrEqual(1_048_576)
+        expectStatus(yield* server.request("POST", "/person", { rawBody: fits, headers: { "content-type": "application/json" } }), 201)
+      }))
+  })
+
+  describe("request ids and headers", () => {
+    it.effect("echoes a valid X-Request-Id and makes one otherwise, on every response", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const echoed = yield* server.request("GET", "/person", { headers: { "x-request-id": "abc.DEF_123-x" } })
+        expect(echoed.headers.get("x-request-id")).toBe("abc.DEF_123-x")
+        for (const bad of ["has space", "x".repeat(129), "semi;colon"]) {
+          const reply = yield* server.request("GET", "/person", { headers: { "x-request-id": bad } })
+          const id = reply.headers.get("x-request-id")
+          expect(id).not.toBe(bad)
+          expect(id).toMatch(/^[A-Za-z0-9._-]{1,128}$/)
+        }
+        for (const reply of [
+          yield* server.request("GET", "/nowhere"),
+          yield* server.request("GET", "/person", { token: null }),
+          yield* server.request("GET", "/healthz")
+        ]) expect(reply.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)
+      }))
+
+    it.effect("carries no framework fingerprint", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const reply = yield* server.request("GET", "/person")
+        expect(reply.headers.get("x-powered-by")).toBeNull()
+        expect(reply.headers.get("server")).toBeNull()
+        const error = yield* server.request("GET", "/nowhere")
+        expect(error.text).not.toMatch(/effect|_tag|HttpApi|RouteNotFound/i)
+      }))
+  })
+
+  describe("operational endpoints", () => {
+    it.effect("serves /healthz and /readyz without credentials or rate-limit headers", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        for (const path of ["/healthz", "/readyz"]) {
+          const reply = expectStatus(yield* server.request("GET", path, { token: null }), 200)
+          expect(reply.body).toEqual({ status: "ok" })
+          expect(reply.headers.get("x-ratelimit-limit")).toBeNull()
+        }
+      }))
+
+    it.effect("serves an OpenAPI 3.1 document of every endpoint, both schemes and every status", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const spec = expectStatus(yield* server.request("GET", "/openapi.json", { token: null }), 200).body
+        expect(spec.openapi).toBe("3.1.0")
+        expect(spec.components.securitySchemes.apiKey).toMatchObject({ type: "apiKey", in: "header", name: "x-api-key" })
+        expect(spec.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" })
+        expect(spec.components.schemas).not.toHaveProperty("HttpApiDecodeError")
+        const create = spec.paths["/person"].post
+        expect(Object.keys(create.responses).sort()).toEqual(["201", "400", "401", "403", "404", "409", "413", "429", "500"])
+        expect(create.security).toEqual([{ apiKey: [] }, { bearer: [] }])
+        expect(JSON.stringify(create.responses["400"])).not.toContain("HttpApiDecodeError")
+        for (const path of ["/person", "/person/{id}", "/person/search", "/persons", "/login", "/me", "/member", "/api-token", "/api-token/{tokenId}", "/custom-field", "/person/{id}/unarchive", "/healthz", "/readyz"]) {
+          expect(spec.paths, path).toHaveProperty([path])
+        }
+        expect(spec.paths["/login"].post.security).toEqual([])
+        const error = spec.components.schemas["NotFound"]
+        expect(Object.keys(error.properties).sort()).toEqual(["code", "issues", "message"])
+      }))
+
+    it.effect("renders the API docs as a page that needs no network", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const reply = expectStatus(yield* server.request("GET", "/docs", { token: null }), 200)
+        expect(reply.headers.get("content-type")).toMatch(/text\/html/)
+        expect(reply.text).toContain("Convene")
+        expect(reply.text).not.toMatch(/<script[^>]+src="https?:/)
+      }))
+  })
+})

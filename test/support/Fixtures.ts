@@ -1,0 +1,40 @@
+import { Effect } from "effect"
+import { expect } from "vitest"
+import type { Reply, TestServerShape } from "./TestServer.js"
+
+let counter = 0
+/** A unique email for this test run. */
+export const uniqueEmail = (label = "person") => `${label}.${process.pid}.${++counter}@example.com`
+
+export const expectStatus = <T>(reply: Reply<T>, status: number): Reply<T> => {
+  expect(reply.status, `${reply.status} ${reply.text}`).toBe(status)
+  return reply
+}
+
+/** The contract's error body. */
+export const expectError = (reply: Reply, status: number, code: string) => {
+  expectStatus(reply, status)
+  expect(reply.headers.get("content-type")).toMatch(/^application\/json/)
+  expect(typeof reply.body.message).toBe("string")
+  expect(reply.body.code).toBe(code)
+  for (const key of Object.keys(reply.body)) expect(["message", "code", "issues"]).toContain(key)
+  return reply
+}
+
+export const createPerson = (server: TestServerShape, fields: Record<string, unknown> = {}, token?: string) =>
+  Effect.map(
+    server.request("POST", "/person", {
+      body: { firstName: "Ada", lastName: "Lovelace", email: uniqueEmail(), ...fields },
+      ...(token === undefined ? {} : { token })
+    }),
+    (reply) => expectStatus(reply, 201).body.personId as string
+  )
+
+/** Logs in and returns headers for the legacy scheme in `organizationSlug`. */
+export const login = (server: TestServerShape, email: string, password: string, organizationSlug?: string) =>
+  Effect.map(server.request("POST", "/login", { token: null, body: { email, password } }), (reply) => {
+    expectStatus(reply, 200)
+    const headers: Record<string, string> = { authorization: `Bearer ${reply.body.accessToken}` }
+    if (organizationSlug !== undefined) headers["organizationSlug"] = organizationSlug
+    return { headers, accessToken: reply.body.accessToken as string, organizationSlugs: reply.body.organizationSlugs as Array<string> }
+  })

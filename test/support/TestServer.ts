@@ -1,0 +1,124 @@
+/**
+ * A real Convene server for tests: the application layer over a fresh SQLite file in a temporary
+ * folder, listening on an ephemeral loopback port, driven over HTTP with `fetch`. Configuration
+ * comes from a `ConfigProvider` map, as the environment would give it.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { HttpServer } from "@effect/platform"
+import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { AppConfig, appConfig } from "../../src/Config/AppConfig.js"
+import { Organizations } from "../../src/Organizations/Organizations.js"
+import { AppLive } from "../../src/Server.js"
+
+export const API_TOKEN = "cvn_test_0123456789abcdefghijklmnopqrstuvwxyz"
+export const ADMIN_EMAIL = "owner@acme.test"
+export const ADMIN_PASSWORD = "correct horse battery"
+
+export interface Reply<T = any> {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: T
+  readonly text: string
+}
+
+export interface RequestOptions {
+  readonly body?: unknown
+  readonly rawBody?: string
+  readonly token?: string | null
+  readonly headers?: Record<string, string>
+}
+
+export interface TestServerShape {
+  readonly url: string
+  readonly databasePath: string
+  /** An HTTP request; by default authenticated with the bootstrap API token. */
+  readonly request: <T = any>(method: string, path: string, options?: RequestOptions) => Effect.Effect<Reply<T>>
+  /** A new organization with its own API token (as the admin CLI would make it). */
+  readonly organization: (slug: string) => Effect.Effect<{ readonly id: number; readonly token: string }>
+}
+
+export class TestServer extends Context.Tag("test/TestServer")<TestServer, TestServerShape>() {}
+
+export const send = (url: string) => <T = any>(method: string, path: string, options: RequestOptions = {}) =>
+  Effect.promise(async (): Promise<Reply<T>> => {
+    const headers: Record<string, string> = { ...options.headers }
+    const token = options.token === undefined ? API_TOKEN : options.token
+    if (token !== null) headers["x-api-key"] = token
+    let body: string | undefined = options.rawBody
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body)
+      headers["content-type"] = "application/json"
+    }
+    const response = await fetch(url + path, { method, headers, ...(body === undefined ? {} : { body }) })
+    const text = await response.text()
+    let parsed: unknown = undefined
+    try {
+      parsed = text === "" ? undefined : JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text }
+  })
+
+/** The environment a test server starts with; tests override entries. */
+export const testEnvironment = (databasePath: string): Record<string, string> => ({
+  DATABASE_PATH: databasePath,
+  BOOTSTRAP_ORG_SLUG: "acme",
+  BOOTSTRAP_ORG_NAME: "Acme",
+  BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL,
+  BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
+  BOOTSTRAP_API_TOKEN: API_TOKEN,
+  PUBLIC_BASE_URL: "https://convene.test",
+  RATE_LIMIT_BURST: "100000",
+  RATE_LIMIT_PER_SECOND: "100000",
+  BULK_RATE_LIMIT_BURST: "100000",
+  BULK_RATE_LIMIT_PER_MINUTE: "100000",
+  WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: "true",
+  LOG_LEVEL: "None"
+})
+
+/** Reads the configuration from `env` as the service reads it from the environment. */
+export const configFrom = (env: Record<string, string>) =>
+  appConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))), Effect.orDie)
+
+export const temporaryDirectory = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "convene-test-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+/** A server over a fresh database; `env` overrides the test environment. */
+export const testServer = (env: Record<string, string> = {}) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const dir = yield* temporaryDirectory
+    const databasePath = join(dir, "convene.db")
+    const config = yield* configFrom({ ...testEnvironment(databasePath), ...env })
+    const handle = Layer.effect(
+      TestServer,
+      Effect.gen(function*() {
+        const server = yield* HttpServer.HttpServer
+        const organizations = yield* Organizations
+        const address = server.address
+        const url = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
+        return {
+          url,
+          databasePath,
+          request: send(url),
+          organization: (slug: string) =>
+            Effect.gen(function*() {
+              const organization = yield* organizations.create({ slug, name: slug }).pipe(Effect.orDie)
+              const created = yield* organizations.createApiToken(organization.id, "test")
+              return { id: organization.id, token: Redacted.value(created.token) }
+            })
+        }
+      })
+    )
+    return handle.pipe(
+      Layer.provideMerge(AppLive),
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+      Layer.provide(Layer.succeed(AppConfig, config))
+    )
+  }))
