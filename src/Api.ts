@@ -1,10 +1,13 @@
 /** The whole API: the groups of every feature, joined. The server, `/openapi.json` and `/docs` all come from it. */
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AuthApi } from "./Auth/Api.js"
+import { EventsApi } from "./Events/Api.js"
+import { GuestsApi } from "./Guests/Api.js"
 import { Internal, InvalidRequest, NotFound } from "./Http/Errors.js"
 import { completeOpenApi } from "./Http/OpenApiDocument.js"
 import { OpsApi } from "./Ops/Api.js"
 import { OrganizationsApi } from "./Organizations/Api.js"
+import { PaymentsApi } from "./Payments/Api.js"
 import { CustomFieldsApi, PersonsApi } from "./Persons/Api.js"
 
 export class Api extends HttpApi.make("convene")
@@ -13,6 +16,9 @@ export class Api extends HttpApi.make("convene")
   .add(OrganizationsApi)
   .add(PersonsApi)
   .add(CustomFieldsApi)
+  .add(EventsApi)
+  .add(GuestsApi)
+  .add(PaymentsApi)
   .addError(InvalidRequest.Wire)
   .addError(NotFound.Wire)
   .addError(Internal.Wire)

@@ -9,6 +9,10 @@ import { Auth } from "./Auth/Auth.js"
 import { AuthHttp } from "./Auth/Http.js"
 import { AppConfig } from "./Config/AppConfig.js"
 import { Ids } from "./Domain/Ids.js"
+import { Events } from "./Events/Events.js"
+import { EventsHttp } from "./Events/Http.js"
+import { GuestLists } from "./Guests/GuestLists.js"
+import { GuestsHttp } from "./Guests/Http.js"
 import { ErrorMappingLive } from "./Http/ErrorMapping.js"
 import { requestLifecycle } from "./Http/RequestLifecycle.js"
 import { OpsHttp } from "./Ops/Http.js"
@@ -16,6 +20,8 @@ import { Readiness } from "./Ops/Readiness.js"
 import { BootstrapLive } from "./Organizations/Bootstrap.js"
 import { OrganizationsHttp } from "./Organizations/Http.js"
 import { Organizations } from "./Organizations/Organizations.js"
+import { PaymentsHttp } from "./Payments/Http.js"
+import { Payments } from "./Payments/Payments.js"
 import { CustomFields } from "./Persons/CustomFields.js"
 import { CustomFieldsHttp, PersonsHttp } from "./Persons/Http.js"
 import { LoggingLive } from "./Logging.js"
@@ -28,11 +34,23 @@ export const ServicesLive = Layer.mergeAll(
   Auth.Default,
   Persons.Default,
   CustomFields.Default,
+  Events.Default,
+  GuestLists.Default,
+  Payments.Default,
   Readiness.Default,
   Ids.Default
 )
 
-const HandlersLive = Layer.mergeAll(OpsHttp, AuthHttp, OrganizationsHttp, PersonsHttp, CustomFieldsHttp)
+const HandlersLive = Layer.mergeAll(
+  OpsHttp,
+  AuthHttp,
+  OrganizationsHttp,
+  PersonsHttp,
+  CustomFieldsHttp,
+  EventsHttp,
+  GuestsHttp,
+  PaymentsHttp
+)
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(HandlersLive),

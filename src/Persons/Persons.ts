@@ -5,6 +5,8 @@ import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, fromParseError, InvalidRequest, Issue, NotFound } from "../Http/Errors.js"
+import { GuestsRepo } from "../Guests/GuestsRepo.js"
+import { groupHistory } from "../Guests/GuestView.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { CustomFields, type Definitions, render, resolveChanges } from "./CustomFields.js"
 import { type CreatePerson, type Person, type PersonDetail, UpdatePerson } from "./Domain.js"
@@ -61,6 +63,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* PersonsRepo
     const customFields = yield* CustomFields
+    const guests = yield* GuestsRepo
     const ids = yield* Ids
 
     /** Persons with their flat custom fields, loaded in one query for the whole page. */
@@ -154,11 +157,26 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
       const row = yield* find(caller, id)
       const definitions = yield* customFields.definitions(caller.organizationId)
       const fields = render(definitions, yield* customFields.valuesOf([row.id]))
+      const links = yield* guests.eventsOfPerson({ personId: row.id, organizationId: caller.organizationId }).pipe(Effect.orDie)
+      const history = groupHistory(yield* guests.historyByIds(links.map((l) => l.gid)).pipe(Effect.orDie))
       const person: PersonDetail = {
         ...toPerson(row, fields.flat),
         ...(row.context_note === null ? {} : { contextNote: row.context_note }),
         customFieldsDetailed: fields.detailed,
-        eventHistory: []
+        eventHistory: links.map((link) => ({
+          eventId: link.public_id,
+          name: link.name,
+          slug: link.slug,
+          date: link.primary_date,
+          rsvpStatus: link.rsvp_status,
+          rsvpStatusHistory: (history.get(link.gid) ?? []).map((h) => ({
+            status: h.status,
+            actorId: h.actorId,
+            actorType: h.actorType,
+            createdAt: h.createdAt
+          })),
+          attendance: link.attendance_status
+        }))
       }
       return person
     })
@@ -246,5 +264,5 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
 
     return { list, search, create, get, update, bulkUpdate, archive, unarchive, find, page } as const
   }),
-  dependencies: [PersonsRepo.Default, CustomFields.Default, Ids.Default]
+  dependencies: [PersonsRepo.Default, GuestsRepo.Default, CustomFields.Default, Ids.Default]
 }) {}

@@ -38,3 +38,16 @@ export const login = (server: TestServerShape, email: string, password: string, 
     if (organizationSlug !== undefined) headers["organizationSlug"] = organizationSlug
     return { headers, accessToken: reply.body.accessToken as string, organizationSlugs: reply.body.organizationSlugs as Array<string> }
   })
+
+let eventCounter = 0
+/** A date `days` from now, as ISO 8601 with an offset. */
+export const daysFromNow = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString()
+
+export const createEvent = (server: TestServerShape, fields: Record<string, unknown> = {}, token?: string) =>
+  Effect.map(
+    server.request("POST", "/event", {
+      body: { name: `Event ${process.pid}-${++eventCounter}`, primaryDate: daysFromNow(30), ...fields },
+      ...(token === undefined ? {} : { token })
+    }),
+    (reply) => expectStatus(reply, 200).body as Record<string, any>
+  )

@@ -5,7 +5,7 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { HttpServer } from "@effect/platform"
-import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Redacted, Tracer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
@@ -39,7 +39,20 @@ export interface TestServerShape {
   readonly request: <T = any>(method: string, path: string, options?: RequestOptions) => Effect.Effect<Reply<T>>
   /** A new organization with its own API token (as the admin CLI would make it). */
   readonly organization: (slug: string) => Effect.Effect<{ readonly id: number; readonly token: string }>
+  /** SQL statements the server has executed so far (each runs in a `sql.execute` span). */
+  readonly statements: () => number
 }
+
+/** A tracer that counts the `sql.execute` spans of @effect/sql, for tests that bound queries. */
+const countingTracer = (count: { n: number }) =>
+  Layer.unwrapEffect(Effect.map(Effect.tracer, (base) =>
+    Layer.setTracer(Tracer.make({
+      span: (name, ...rest) => {
+        if (name === "sql.execute") count.n++
+        return base.span(name, ...rest)
+      },
+      context: (f, fiber) => base.context(f, fiber)
+    }))))
 
 export class TestServer extends Context.Tag("test/TestServer")<TestServer, TestServerShape>() {}
 
@@ -96,6 +109,7 @@ export const testServer = (env: Record<string, string> = {}) =>
     const dir = yield* temporaryDirectory
     const databasePath = join(dir, "convene.db")
     const config = yield* configFrom({ ...testEnvironment(databasePath), ...env })
+    const executed = { n: 0 }
     const handle = Layer.effect(
       TestServer,
       Effect.gen(function*() {
@@ -112,13 +126,15 @@ export const testServer = (env: Record<string, string> = {}) =>
               const organization = yield* organizations.create({ slug, name: slug }).pipe(Effect.orDie)
               const created = yield* organizations.createApiToken(organization.id, "test")
               return { id: organization.id, token: Redacted.value(created.token) }
-            })
+            }),
+          statements: () => executed.n
         }
       })
     )
     return handle.pipe(
       Layer.provideMerge(AppLive),
       Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-      Layer.provide(Layer.succeed(AppConfig, config))
+      Layer.provide(Layer.succeed(AppConfig, config)),
+      Layer.provide(countingTracer(executed))
     )
   }))

@@ -1,0 +1,62 @@
+/** The event endpoints (reference "Events", CONTRACT §6). */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { AdminAccess, ViewerAccess } from "../Auth/Access.js"
+import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
+import { BooleanParam, Limit, Skip } from "../Http/Params.js"
+import { CreateEvent, Event, UpdateEvent } from "./Domain.js"
+
+const ListParams = Schema.Struct({
+  limit: Schema.optional(Limit),
+  skip: Schema.optional(Skip),
+  includePastEvents: Schema.optional(BooleanParam),
+  showOrganizationEvents: Schema.optional(BooleanParam)
+})
+const EventList = Schema.Struct({ events: Schema.Array(Event) })
+const IdPath = Schema.Struct({ id: Schema.String })
+
+export class EventsApi extends HttpApiGroup.make("events")
+  .add(
+    HttpApiEndpoint.get("list", "/event")
+      .setUrlParams(ListParams)
+      .addSuccess(EventList)
+      .middleware(ViewerAccess)
+      .annotate(OpenApi.Summary, "Upcoming events (past ones with includePastEvents), by date")
+  )
+  .add(
+    HttpApiEndpoint.get("listAlias", "/events")
+      .setUrlParams(ListParams)
+      .addSuccess(EventList)
+      .middleware(ViewerAccess)
+      .annotate(OpenApi.Summary, "Alias of GET /event")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/event")
+      .setPayload(CreateEvent)
+      .addSuccess(Event)
+      .addError(Conflict.Wire)
+      .addError(PayloadTooLarge.Wire)
+      .middleware(AdminAccess)
+      .annotate(OpenApi.Summary, "Create an event (extension)")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/event/:id")
+      .setPath(IdPath)
+      .addSuccess(Event)
+      .addError(NotFound.Wire)
+      .middleware(ViewerAccess)
+      .annotate(OpenApi.Summary, "One event (extension)")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/event/:id")
+      .setPath(IdPath)
+      .setPayload(UpdateEvent)
+      .addSuccess(Event)
+      .addError(NotFound.Wire)
+      .addError(Conflict.Wire)
+      .addError(PayloadTooLarge.Wire)
+      .middleware(AdminAccess)
+      .annotate(OpenApi.Summary, "Update an event partially; emits an Event notification when something changed (extension)")
+  )
+  .annotate(OpenApi.Title, "Events")
+{}

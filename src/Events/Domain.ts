@@ -1,0 +1,134 @@
+/** Events as the API shows and takes them (reference "Event", CONTRACT §6). */
+import { Schema } from "effect"
+import { HttpUrl, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+import { Role } from "../Domain/Role.js"
+
+export const VirtualLocation = Schema.Struct({
+  url: Schema.NullOr(Schema.String),
+  password: Schema.NullOr(Schema.String),
+  phoneNumber: Schema.NullOr(Schema.String),
+  sourceType: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "VirtualLocation" })
+export type VirtualLocation = typeof VirtualLocation.Type
+
+export const EventImage = Schema.Struct({ type: Schema.String, url: Schema.String }).annotations({ identifier: "EventImage" })
+
+export const RsvpQuestion = Schema.Struct({
+  title: Schema.String,
+  description: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "RsvpQuestion" })
+export type RsvpQuestion = typeof RsvpQuestion.Type
+
+const nullableString = Schema.NullOr(Schema.String)
+
+export const Event = Schema.Struct({
+  eventId: Schema.String,
+  name: Schema.String,
+  primarySlug: nullableString,
+  primaryDate: Schema.String,
+  timezone: Schema.String,
+  userRole: Role,
+  isPublic: Schema.Boolean,
+  locationName: nullableString,
+  locationAddress: nullableString,
+  locationPhoneNumber: nullableString,
+  locationWebsite: nullableString,
+  virtualLocations: Schema.Array(VirtualLocation),
+  eventTags: Schema.Array(Schema.String),
+  images: Schema.Array(EventImage),
+  rsvpDescription: nullableString,
+  description: nullableString,
+  capacity: Schema.NullOr(Schema.Int),
+  featuredImage: nullableString,
+  locationApartment: nullableString,
+  locationCity: nullableString,
+  locationState: nullableString,
+  locationPostalCode: nullableString,
+  locationCountry: nullableString,
+  linkPreviewDescription: nullableString,
+  capacityEnabled: Schema.Boolean,
+  ticketingEnabled: Schema.Boolean,
+  rsvpQuestions: Schema.Array(RsvpQuestion),
+  customColumns: Schema.Array(Schema.String),
+  hostUserIds: Schema.Array(Schema.String)
+}).annotations({ identifier: "Event" })
+export type Event = typeof Event.Type
+
+/** ISO 8601 date and time with an offset (`Z` or `±hh:mm`). */
+export const DateTimeWithOffset = Schema.Trim.pipe(
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/, {
+    message: () => "must be an ISO 8601 date and time with an offset, such as 2027-05-01T18:00:00+02:00"
+  }),
+  Schema.filter((s) => !Number.isNaN(Date.parse(s)), { message: () => "must be a real date and time" })
+).annotations({ identifier: "DateTimeWithOffset" })
+
+const isTimeZone = (zone: string) => {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}
+
+export const TimeZone = Schema.Trim.pipe(
+  Schema.filter(isTimeZone, { message: () => "must be an IANA time zone such as Europe/Paris" })
+).annotations({ identifier: "TimeZone" })
+
+export const Slug = Schema.Trim.pipe(
+  Schema.pattern(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, { message: () => "must be lowercase letters and digits, joined by single hyphens" }),
+  Schema.maxLength(100, { message: () => "must be at most 100 characters" })
+).annotations({ identifier: "Slug" })
+
+const VirtualLocationInput = Schema.Struct({
+  url: Schema.optional(Schema.NullOr(Text(2048))),
+  password: Schema.optional(Schema.NullOr(Text(200))),
+  phoneNumber: Schema.optional(Schema.NullOr(Text(50))),
+  sourceType: Schema.optional(Schema.NullOr(Text(100)))
+})
+
+const RsvpQuestionInput = Schema.Struct({
+  title: RequiredText(300),
+  description: Schema.optional(Schema.NullOr(Text(2000)))
+})
+
+const eventFields = {
+  timezone: Schema.optional(TimeZone),
+  primarySlug: Schema.optional(Schema.NullOr(Slug)),
+  isPublic: Schema.optional(Schema.Boolean),
+  locationName: OptionalText(),
+  locationAddress: OptionalText(),
+  locationApartment: OptionalText(),
+  locationCity: OptionalText(),
+  locationState: OptionalText(),
+  locationPostalCode: OptionalText(50),
+  locationCountry: OptionalText(),
+  locationPhoneNumber: OptionalText(50),
+  locationWebsite: Schema.optional(Schema.NullOr(HttpUrl)),
+  virtualLocations: Schema.optional(Schema.Array(VirtualLocationInput).pipe(Schema.maxItems(20))),
+  eventTags: Schema.optional(Schema.Array(RequiredText(100)).pipe(Schema.maxItems(100))),
+  images: Schema.optional(Schema.Array(Schema.Struct({ type: RequiredText(50), url: HttpUrl })).pipe(Schema.maxItems(50))),
+  rsvpDescription: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(20_000)))),
+  linkPreviewDescription: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(2_000)))),
+  featuredImage: Schema.optional(Schema.NullOr(HttpUrl)),
+  capacityEnabled: Schema.optional(Schema.Boolean),
+  capacity: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.between(0, 10_000_000)))),
+  ticketingEnabled: Schema.optional(Schema.Boolean),
+  rsvpQuestions: Schema.optional(Schema.Array(RsvpQuestionInput).pipe(Schema.maxItems(50))),
+  customColumns: Schema.optional(Schema.Array(RequiredText(100)).pipe(Schema.maxItems(50))),
+  hostUserIds: Schema.optional(Schema.Array(Schema.String).pipe(Schema.maxItems(100)))
+}
+
+export const CreateEvent = Schema.Struct({
+  name: RequiredText(300),
+  primaryDate: DateTimeWithOffset,
+  ...eventFields
+}).annotations({ identifier: "CreateEvent" })
+export type CreateEvent = typeof CreateEvent.Type
+
+export const UpdateEvent = Schema.Struct({
+  name: Schema.optional(RequiredText(300)),
+  primaryDate: Schema.optional(DateTimeWithOffset),
+  ...eventFields
+}).annotations({ identifier: "UpdateEvent" })
+export type UpdateEvent = typeof UpdateEvent.Type

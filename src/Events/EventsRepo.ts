@@ -1,0 +1,136 @@
+/** Events and their hosts in SQLite; every read is scoped to one organization. */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+
+const text = Schema.NullOr(Schema.String)
+
+export const EventRow = Schema.Struct({
+  id: Schema.Number,
+  public_id: Schema.String,
+  organization_id: Schema.Number,
+  name: Schema.String,
+  slug: text,
+  primary_date: Schema.String,
+  timezone: Schema.String,
+  is_public: Schema.Number,
+  location_name: text,
+  location_address: text,
+  location_apartment: text,
+  location_city: text,
+  location_state: text,
+  location_postal_code: text,
+  location_country: text,
+  location_phone_number: text,
+  location_website: text,
+  virtual_locations: Schema.String,
+  event_tags: Schema.String,
+  images: Schema.String,
+  rsvp_description: text,
+  link_preview_description: text,
+  featured_image: text,
+  capacity_enabled: Schema.Number,
+  capacity: Schema.NullOr(Schema.Number),
+  ticketing_enabled: Schema.Number,
+  rsvp_questions: Schema.String,
+  custom_columns: Schema.String,
+  updated_at: Schema.String
+})
+export type EventRow = typeof EventRow.Type
+
+/** The writable columns of an event row. */
+export type EventColumns = Omit<EventRow, "id" | "public_id" | "organization_id" | "updated_at">
+
+const HostRow = Schema.Struct({ event_id: Schema.Number, public_id: Schema.String })
+
+export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const byPublicId = SqlSchema.findOne({
+      Request: Schema.Struct({ organizationId: Schema.Number, publicId: Schema.String }),
+      Result: EventRow,
+      execute: ({ organizationId, publicId }) =>
+        sql`SELECT * FROM events WHERE public_id = ${publicId} AND organization_id = ${organizationId}`
+    })
+
+    const bySlug = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: EventRow,
+      execute: (slug) => sql`SELECT * FROM events WHERE slug = ${slug}`
+    })
+
+    const ListRequest = Schema.Struct({
+      organizationId: Schema.Number,
+      hostUserId: Schema.NullOr(Schema.Number),
+      from: Schema.NullOr(Schema.String),
+      limit: Schema.Number,
+      skip: Schema.Number
+    })
+
+    const list = SqlSchema.findAll({
+      Request: ListRequest,
+      Result: EventRow,
+      execute: ({ from, hostUserId, limit, organizationId, skip }) =>
+        sql`SELECT e.* FROM events e
+            WHERE e.organization_id = ${organizationId}
+            ${from === null ? sql.literal("") : sql`AND e.primary_date >= ${from}`}
+            ${
+          hostUserId === null
+            ? sql.literal("")
+            : sql`AND EXISTS (SELECT 1 FROM event_hosts h WHERE h.event_id = e.id AND h.user_id = ${hostUserId})`
+        }
+            ORDER BY e.primary_date, e.id LIMIT ${limit} OFFSET ${skip}`
+    })
+
+    const slugTaken = (slug: string) =>
+      sql`SELECT 1 AS taken FROM events WHERE slug = ${slug}`.pipe(Effect.map((rows) => rows.length > 0))
+
+    const insert = (row: EventColumns & { publicId: string; organizationId: number; createdBy: number | null; at: string }) => {
+      const { at, createdBy, organizationId, publicId, ...columns } = row
+      return sql`INSERT INTO events ${
+        sql.insert({
+          ...columns,
+          public_id: publicId,
+          organization_id: organizationId,
+          created_by_user_id: createdBy,
+          created_at: at,
+          updated_at: at
+        })
+      } RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!["id"])))
+    }
+
+    const update = (id: number, changes: Partial<EventColumns>, at: string) =>
+      sql`UPDATE events SET ${sql.update({ ...changes, updated_at: at })} WHERE id = ${id}`
+
+    const hosts = (eventIds: ReadonlyArray<number>) =>
+      eventIds.length === 0
+        ? Effect.succeed<ReadonlyArray<typeof HostRow.Type>>([])
+        : SqlSchema.findAll({
+          Request: Schema.String,
+          Result: HostRow,
+          execute: (ids) =>
+            sql`SELECT h.event_id, u.public_id FROM event_hosts h JOIN users u ON u.id = h.user_id
+                WHERE h.event_id IN (SELECT value FROM json_each(${ids})) ORDER BY h.event_id, u.id`
+        })(JSON.stringify(eventIds))
+
+    /** Replaces an event's hosts. */
+    const setHosts = (eventId: number, userIds: ReadonlyArray<number>) =>
+      Effect.zipRight(
+        sql`DELETE FROM event_hosts WHERE event_id = ${eventId}`,
+        Effect.forEach(userIds, (userId) => sql`INSERT INTO event_hosts (event_id, user_id) VALUES (${eventId}, ${userId})`, {
+          discard: true
+        })
+      )
+
+    /** Members of the organization by public user id. */
+    const memberIds = (organizationId: number, publicIds: ReadonlyArray<string>) =>
+      publicIds.length === 0
+        ? Effect.succeed(new Map<string, number>())
+        : sql`SELECT u.id, u.public_id FROM users u JOIN memberships m ON m.user_id = u.id
+              WHERE m.organization_id = ${organizationId} AND u.public_id IN ${sql.in(publicIds)}`.pipe(
+          Effect.map((rows) => new Map(rows.map((r) => [String(r["public_id"]), Number(r["id"])])))
+        )
+
+    return { byPublicId, bySlug, list, slugTaken, insert, update, hosts, setHosts, memberIds } as const
+  })
+}) {}

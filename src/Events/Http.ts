@@ -1,0 +1,18 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentCaller } from "../Domain/Caller.js"
+import { Events } from "./Events.js"
+
+export const EventsHttp = HttpApiBuilder.group(Api, "events", (handlers) =>
+  Effect.gen(function*() {
+    const events = yield* Events
+    return handlers
+      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentCaller, (caller) => events.list(caller, urlParams)))
+      .handle("listAlias", ({ urlParams }) => Effect.flatMap(CurrentCaller, (caller) => events.list(caller, urlParams)))
+      .handle("create", ({ payload }) => Effect.flatMap(CurrentCaller, (caller) => events.create(caller, payload)))
+      .handle("get", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => events.get(caller, path.id)))
+      .handle("update", ({ path, payload }) =>
+        Effect.flatMap(CurrentCaller, (caller) => Effect.map(events.update(caller, path.id, payload), (r) => r.event))
+      )
+  }))

@@ -1,0 +1,68 @@
+/** The guest-list endpoints (reference "Events" table and rules, CONTRACT §7). */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { TeamMemberAccess, ViewerAccess } from "../Auth/Access.js"
+import { NotFound, PayloadTooLarge } from "../Http/Errors.js"
+import { BooleanParam, Limit, Skip } from "../Http/Params.js"
+import { Batch, Guest, GuestRef, GuestUpdate, NewGuest } from "./Domain.js"
+
+const IdPath = Schema.Struct({ id: Schema.String })
+const Guests = Schema.Struct({ guests: Schema.Array(Guest) })
+
+export class GuestsApi extends HttpApiGroup.make("guests")
+  .add(
+    HttpApiEndpoint.get("list", "/event/:id/guestlist")
+      .setPath(IdPath)
+      .addSuccess(Guests)
+      .addError(NotFound.Wire)
+      .middleware(ViewerAccess)
+      .annotate(OpenApi.Summary, "Every guest of the event (removed guests are not returned)")
+  )
+  .add(
+    HttpApiEndpoint.get("search", "/event/:id/guestlist/search")
+      .setPath(IdPath)
+      .setUrlParams(Schema.Struct({
+        personIds: Schema.optional(Schema.String.annotations({ description: "Comma-separated, at most 50" })),
+        email: Schema.optional(Schema.String),
+        name: Schema.optional(Schema.String),
+        limit: Schema.optional(Limit),
+        skip: Schema.optional(Skip),
+        generateRsvpLinks: Schema.optional(BooleanParam)
+      }))
+      .addSuccess(Schema.Struct({ guests: Schema.Array(Guest), total: Schema.Int, limit: Schema.Int, skip: Schema.Int }))
+      .addError(NotFound.Wire)
+      .middleware(ViewerAccess)
+      .annotate(OpenApi.Summary, "Search guests by exactly one of personIds, email or name")
+  )
+  .add(
+    HttpApiEndpoint.post("add", "/event/:id/guestlist")
+      .setPath(IdPath)
+      .setPayload(Batch(NewGuest))
+      .addSuccess(Guests)
+      .addError(NotFound.Wire)
+      .addError(PayloadTooLarge.Wire)
+      .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Summary, "Add 1 to 500 guests, atomically")
+  )
+  .add(
+    HttpApiEndpoint.put("update", "/event/:id/guestlist")
+      .setPath(IdPath)
+      .setPayload(Batch(GuestUpdate))
+      .addSuccess(Guests)
+      .addError(NotFound.Wire)
+      .addError(PayloadTooLarge.Wire)
+      .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Summary, "Update RSVP and attendance of 1 to 500 guests, atomically")
+  )
+  .add(
+    HttpApiEndpoint.del("remove", "/event/:id/guestlist")
+      .setPath(IdPath)
+      .setPayload(Batch(GuestRef))
+      .addSuccess(Schema.Struct({ success: Schema.Literal(true) }))
+      .addError(NotFound.Wire)
+      .addError(PayloadTooLarge.Wire)
+      .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Summary, "Remove 1 to 500 guests, atomically")
+  )
+  .annotate(OpenApi.Title, "Guest lists")
+{}

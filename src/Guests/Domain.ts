@@ -1,0 +1,121 @@
+/** Guests, the event-person links (reference "Guest", CONTRACT §7). */
+import { Schema } from "effect"
+import { Email, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+
+export const RsvpStatus = Schema.Literal("Invited", "Accepted", "Declined", "Maybe", "Waitlisted")
+export type RsvpStatus = typeof RsvpStatus.Type
+
+export const AttendanceStatus = Schema.Literal("Attended", "No Show")
+export type AttendanceStatus = typeof AttendanceStatus.Type
+
+export const SmsConsent = Schema.Struct({
+  consent: Schema.Literal("optedIn", "optedOut", "none"),
+  source: Schema.String
+}).annotations({ identifier: "SmsConsent" })
+
+export const HistoryEntry = Schema.Struct({
+  status: Schema.String,
+  actorId: Schema.String,
+  actorType: Schema.String,
+  createdAt: Schema.String
+}).annotations({ identifier: "RsvpHistoryEntry" })
+
+export const QuestionResponse = Schema.Struct({
+  title: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  answers: Schema.Array(Schema.String)
+}).annotations({ identifier: "RsvpQuestionResponse" })
+export type QuestionResponse = typeof QuestionResponse.Type
+
+export const ColumnValue = Schema.Union(Schema.String, Schema.Number, Schema.Boolean)
+export type ColumnValue = typeof ColumnValue.Type
+
+export const PaymentItem = Schema.Struct({
+  itemId: Schema.String,
+  type: Schema.String,
+  subtotal: Schema.Int,
+  tax: Schema.Int,
+  serviceFee: Schema.Int,
+  total: Schema.Int,
+  promoCode: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "PaymentItem" })
+
+export const Payment = Schema.Struct({
+  purchaseId: Schema.String,
+  invoiceNumber: Schema.String,
+  updatedAt: Schema.String,
+  total: Schema.Int,
+  refundedAmount: Schema.Int,
+  refundCount: Schema.Int,
+  disputedAt: Schema.NullOr(Schema.String),
+  items: Schema.Array(PaymentItem)
+}).annotations({ identifier: "Payment" })
+export type Payment = typeof Payment.Type
+
+export const PaymentStatus = Schema.Literal("none", "paid", "refunded", "chargeback")
+export type PaymentStatus = typeof PaymentStatus.Type
+
+export const Guest = Schema.Struct({
+  personId: Schema.String,
+  firstName: Schema.String,
+  lastName: Schema.String,
+  name: Schema.String,
+  email: Schema.String,
+  phone: Schema.NullOr(Schema.String),
+  smsConsent: Schema.NullOr(SmsConsent),
+  rsvpStatus: Schema.String,
+  rsvpStatusHistory: Schema.Array(HistoryEntry),
+  dietaryRestrictions: Schema.NullOr(Schema.Array(Schema.String)),
+  attendanceStatus: Schema.NullOr(AttendanceStatus),
+  rsvpQuestionResponses: Schema.Array(QuestionResponse),
+  rsvpNote: Schema.NullOr(Schema.String),
+  customColumns: Schema.NullOr(Schema.Record({ key: Schema.String, value: ColumnValue })),
+  rsvpLink: Schema.NullOr(Schema.String),
+  paymentStatus: Schema.optionalWith(Schema.NullOr(PaymentStatus), { exact: true }),
+  paymentAmount: Schema.optionalWith(Schema.NullOr(Schema.Int), { exact: true }),
+  donationAmount: Schema.optionalWith(Schema.NullOr(Schema.Int), { exact: true }),
+  payments: Schema.optionalWith(Schema.NullOr(Schema.Array(Payment)), { exact: true })
+}).annotations({
+  identifier: "Guest",
+  description: "Payment fields are present only for callers with the Team Member role or above."
+})
+export type Guest = typeof Guest.Type
+
+export const NewGuest = Schema.Struct({
+  personId: Schema.optional(RequiredText(100)),
+  firstName: Schema.optional(RequiredText(200)),
+  lastName: Schema.optional(RequiredText(200)),
+  email: Schema.optional(Email),
+  phoneNumber: OptionalText(50),
+  company: OptionalText(),
+  position: OptionalText(),
+  notes: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(5000))))
+}).pipe(
+  Schema.filter((guest) => {
+    if (guest.personId !== undefined) return true
+    const missing = (["firstName", "lastName", "email"] as const).find((key) => guest[key] === undefined)
+    return missing === undefined || { path: [missing], message: "is required without personId" }
+  })
+).annotations({ identifier: "NewGuest", description: "An existing person by personId, or firstName, lastName and email." })
+export type NewGuest = typeof NewGuest.Type
+
+export const GuestUpdate = Schema.Struct({
+  personId: RequiredText(100),
+  rsvpStatus: Schema.optional(RsvpStatus),
+  attendanceStatus: Schema.optional(Schema.NullOr(AttendanceStatus)),
+  dietaryRestrictions: Schema.optional(Schema.NullOr(Schema.Array(RequiredText(100)).pipe(Schema.maxItems(50)))),
+  rsvpNote: Schema.optional(Schema.NullOr(Text(5000))),
+  customColumns: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.NullOr(ColumnValue) }))
+}).annotations({ identifier: "GuestUpdate" })
+export type GuestUpdate = typeof GuestUpdate.Type
+
+export const GuestRef = Schema.Struct({ personId: RequiredText(100) }).annotations({ identifier: "GuestRef" })
+
+/** A batch of 1 to 500 items (CONTRACT §7). */
+export const Batch = <A, I>(item: Schema.Schema<A, I>) =>
+  Schema.Struct({
+    guests: Schema.Array(item).pipe(
+      Schema.minItems(1, { message: () => "must hold 1 to 500 guests" }),
+      Schema.maxItems(500, { message: () => "must hold 1 to 500 guests" })
+    )
+  })

@@ -1,0 +1,284 @@
+/**
+ * Guest lists (reference "Events" rules, States and transitions, CONTRACT §7): reading, search,
+ * and atomic batches that add, update and remove guests. Every batch runs in one transaction:
+ * an invalid item anywhere leaves nothing applied.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import type { Caller } from "../Domain/Caller.js"
+import { Ids } from "../Domain/Ids.js"
+import { nowIso } from "../Domain/Time.js"
+import { Events } from "../Events/Events.js"
+import type { EventRow } from "../Events/EventsRepo.js"
+import { Forbidden, InvalidRequest, Issue } from "../Http/Errors.js"
+import { guestPayments } from "../Payments/GuestPayments.js"
+import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
+import { PersonsRepo } from "../Persons/PersonsRepo.js"
+import { PublicOrigin } from "../PublicOrigin.js"
+import { onUniqueViolation } from "../SqlErrors.js"
+import type { ColumnValue, Guest, GuestUpdate, NewGuest } from "./Domain.js"
+import { type GuestFilter, type GuestRow, GuestsRepo, type HistoryRow } from "./GuestsRepo.js"
+import { renderGuests, seesPayments } from "./GuestView.js"
+
+export interface SearchParams {
+  readonly personIds?: string | undefined
+  readonly email?: string | undefined
+  readonly name?: string | undefined
+  readonly limit?: number | undefined
+  readonly skip?: number | undefined
+  readonly generateRsvpLinks?: boolean | undefined
+}
+
+/** What a guest-list write did, for notifications (webhooks) and responses. */
+export interface GuestListChange {
+  readonly event: EventRow
+  /** Guests as they are after the write (removed ones as they were when removed). */
+  readonly guests: ReadonlyArray<Guest>
+  readonly rows: ReadonlyArray<GuestRow>
+  readonly history: ReadonlyArray<HistoryRow>
+  readonly added: number
+  readonly updated: number
+  readonly removed: number
+  /** Guests whose rsvpStatus or attendanceStatus value really changed. */
+  readonly statusChanges: ReadonlyArray<{
+    readonly guestId: number
+    readonly previousStatus: string
+    readonly rsvpStatus: string
+    readonly attendanceChanged: boolean
+    readonly rsvpChanged: boolean
+  }>
+}
+
+const MAX_PERSON_IDS = 50
+
+export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* GuestsRepo
+    const persons = yield* PersonsRepo
+    const payments = yield* PaymentsRepo
+    const events = yield* Events
+    const origin = yield* PublicOrigin
+    const ids = yield* Ids
+
+    /** Renders rows of one event for the caller; payments are loaded only when they will be shown. */
+    const render = (caller: Caller, event: EventRow, rows: ReadonlyArray<GuestRow>, history: ReadonlyArray<HistoryRow>) =>
+      Effect.gen(function*() {
+        const wantsPayments = event.ticketing_enabled === 1 && seesPayments(caller.role) && rows.length > 0
+        const paid = wantsPayments ? guestPayments(yield* payments.ofEvent(event.id)) : undefined
+        return renderGuests(rows, history, { event, role: caller.role, rsvpLink: origin.rsvpLink, payments: paid })
+      })
+
+    const loadByIds = (caller: Caller, event: EventRow, guestIds: ReadonlyArray<number>) =>
+      Effect.gen(function*() {
+        const [rows, history] = yield* Effect.all([repo.byIds(guestIds), repo.historyByIds(guestIds)])
+        const order = new Map(guestIds.map((id, i) => [id, i]))
+        const sorted = [...rows].sort((a, b) => order.get(a.gid)! - order.get(b.gid)!)
+        return { rows: sorted, history, guests: yield* render(caller, event, sorted, history) }
+      })
+
+    const list = Effect.fn("GuestLists.list")(function*(caller: Caller, eventId: string) {
+      const event = yield* events.find(caller, eventId)
+      const [rows, history] = yield* Effect.all([repo.ofEvent(event.id), repo.historyOfEvent(event.id)]).pipe(Effect.orDie)
+      return { guests: yield* render(caller, event, rows, history).pipe(Effect.orDie) }
+    })
+
+    const search = Effect.fn("GuestLists.search")(function*(caller: Caller, eventId: string, params: SearchParams) {
+      const given = (["personIds", "email", "name"] as const).filter((key) => params[key] !== undefined)
+      if (given.length !== 1) {
+        return yield* new InvalidRequest({
+          message: "Give exactly one of personIds, email or name",
+          issues: [new Issue({ path: given[1] ?? "personIds", message: "give exactly one of personIds, email or name" })]
+        })
+      }
+      let filter: GuestFilter
+      if (params.personIds !== undefined) {
+        const personIds = [...new Set(params.personIds.split(",").map((s) => s.trim()).filter((s) => s !== ""))]
+        if (personIds.length === 0) return yield* InvalidRequest.at("personIds", "must name at least one person")
+        if (personIds.length > MAX_PERSON_IDS) return yield* InvalidRequest.at("personIds", `must name at most ${MAX_PERSON_IDS} persons`)
+        filter = { _tag: "PersonIds", personIds }
+      } else if (params.email !== undefined) {
+        if (params.email.trim() === "") return yield* InvalidRequest.at("email", "must not be empty")
+        filter = { _tag: "Email", email: params.email }
+      } else {
+        if (params.name!.trim() === "") return yield* InvalidRequest.at("name", "must not be empty")
+        filter = { _tag: "Name", name: params.name! }
+      }
+      if (params.generateRsvpLinks === true && !seesPayments(caller.role)) {
+        return yield* new Forbidden({ message: "Creating RSVP links needs the Team Member role or above" })
+      }
+      const limit = params.limit ?? 25
+      const skip = params.skip ?? 0
+      const event = yield* events.find(caller, eventId)
+      const page = yield* repo.search(event.id, filter, limit, skip).pipe(Effect.orDie)
+      const at = yield* nowIso
+      return yield* Effect.gen(function*() {
+        if (params.generateRsvpLinks === true && event.slug !== null) {
+          const current = yield* repo.byIds(page.ids)
+          for (const row of current.filter((r) => r.token === null)) {
+            yield* repo.addInvite(row.gid, yield* ids.secret(24), at)
+          }
+        }
+        const { guests } = yield* loadByIds(caller, event, page.ids)
+        return { guests, total: page.total, limit, skip }
+      }).pipe(sql.withTransaction, Effect.orDie)
+    })
+
+    /** Adds guests: existing persons by id, or by email (matched among active persons, else created). */
+    const add = Effect.fn("GuestLists.add")(function*(caller: Caller, eventId: string, items: ReadonlyArray<NewGuest>) {
+      const event = yield* events.find(caller, eventId)
+      const at = yield* nowIso
+      const newIds = yield* Effect.forEach(items, () => ids.uuid)
+      return yield* Effect.gen(function*() {
+        const guestIds: Array<number> = []
+        let added = 0
+        for (const [i, item] of items.entries()) {
+          const phone = item.phoneNumber === undefined || item.phoneNumber === null || item.phoneNumber === "" ? null : item.phoneNumber
+          const company = item.company === undefined || item.company === "" ? null : item.company
+          const position = item.position === undefined || item.position === "" ? null : item.position
+          let personId: number
+          if (item.personId !== undefined) {
+            const found = yield* repo.personByPublicId(caller.organizationId, item.personId)
+            if (found === undefined) return yield* InvalidRequest.at(`guests.${i}.personId`, "is not a known person")
+            personId = found
+          } else {
+            const existing = yield* persons.activeByEmail({ organizationId: caller.organizationId, email: item.email! })
+            if (Option.isSome(existing)) {
+              personId = existing.value.id
+            } else {
+              personId = yield* persons.insert({
+                publicId: newIds[i]!,
+                organizationId: caller.organizationId,
+                firstName: item.firstName!,
+                lastName: item.lastName!,
+                email: item.email!,
+                company,
+                position,
+                birthday: null,
+                address: null,
+                apartment: null,
+                city: null,
+                state: null,
+                country: null,
+                postalCode: null,
+                contextNote: null,
+                profilePicture: null,
+                createdAt: at
+              })
+            }
+          }
+          // phoneNumber, company and position fill blanks only; existing values are never overwritten
+          yield* repo.fillBlanks(personId, company, position, at)
+          if (phone !== null && !(yield* persons.hasPhone(personId))) yield* persons.setPreferredPhone(personId, phone, at)
+
+          const link = yield* repo.link({ eventId: event.id, personId })
+          let guestId: number
+          if (Option.isNone(link)) {
+            guestId = yield* repo.insertLink(event.id, personId, at)
+          } else if (link.value.removed_at !== null) {
+            guestId = link.value.id
+            yield* repo.readd(guestId, at)
+          } else {
+            guestId = link.value.id
+            if (!guestIds.includes(guestId)) guestIds.push(guestId)
+            continue
+          }
+          added++
+          yield* repo.addHistory({ guestId, status: "Invited", actorType: caller.actor.type, actorId: caller.actor.id, actionType: "added", at })
+          if (!guestIds.includes(guestId)) guestIds.push(guestId)
+        }
+        const loaded = yield* loadByIds(caller, event, guestIds)
+        const change: GuestListChange = { event, ...loaded, added, updated: 0, removed: 0, statusChanges: [] }
+        return change
+      }).pipe(sql.withTransaction, onUniqueViolation(() => InvalidRequest.at("guests", "conflicts with a concurrent change; retry")))
+    })
+
+    const update = Effect.fn("GuestLists.update")(function*(caller: Caller, eventId: string, items: ReadonlyArray<GuestUpdate>) {
+      const event = yield* events.find(caller, eventId)
+      const columns = new Set((JSON.parse(event.custom_columns) as Array<string>))
+      for (const [i, item] of items.entries()) {
+        const unknown = Object.keys(item.customColumns ?? {}).find((title) => !columns.has(title))
+        if (unknown !== undefined) {
+          return yield* InvalidRequest.at(`guests.${i}.customColumns.${unknown}`, "is not a custom column of the event")
+        }
+      }
+      const at = yield* nowIso
+      return yield* Effect.gen(function*() {
+        const links = yield* repo.activeLinks(event.id, caller.organizationId, items.map((item) => item.personId))
+        const missing = items.findIndex((item) => !links.has(item.personId))
+        if (missing !== -1) return yield* InvalidRequest.at(`guests.${missing}.personId`, "is not on the guest list")
+        const state = new Map([...links.values()].map((l) => [l.id, { ...l, before: l.rsvp_status, attendanceBefore: l.attendance_status }]))
+        const guestIds: Array<number> = []
+        for (const item of items) {
+          const link = state.get(links.get(item.personId)!.id)!
+          const changes: Record<string, string | null> = {}
+          if (item.rsvpStatus !== undefined) {
+            changes["rsvp_status"] = item.rsvpStatus
+            link.rsvp_status = item.rsvpStatus
+            yield* repo.addHistory({
+              guestId: link.id,
+              status: item.rsvpStatus,
+              actorType: caller.actor.type,
+              actorId: caller.actor.id,
+              actionType: "updated",
+              at
+            })
+          }
+          if (item.attendanceStatus !== undefined) {
+            changes["attendance_status"] = item.attendanceStatus
+            link.attendance_status = item.attendanceStatus
+          }
+          if (item.dietaryRestrictions !== undefined) {
+            changes["dietary_restrictions"] = item.dietaryRestrictions === null ? null : JSON.stringify(item.dietaryRestrictions)
+          }
+          if (item.rsvpNote !== undefined) changes["rsvp_note"] = item.rsvpNote === null || item.rsvpNote === "" ? null : item.rsvpNote
+          if (item.customColumns !== undefined) {
+            const merged: Record<string, ColumnValue> = link.custom_columns === null ? {} : JSON.parse(link.custom_columns)
+            for (const [title, value] of Object.entries(item.customColumns)) {
+              if (value === null) delete merged[title]
+              else merged[title] = value
+            }
+            link.custom_columns = Object.keys(merged).length === 0 ? null : JSON.stringify(merged)
+            changes["custom_columns"] = link.custom_columns
+          }
+          if (Object.keys(changes).length > 0) yield* repo.update(link.id, changes, at)
+          if (!guestIds.includes(link.id)) guestIds.push(link.id)
+        }
+        const statusChanges = [...state.values()]
+          .filter((l) => l.rsvp_status !== l.before || l.attendance_status !== l.attendanceBefore)
+          .map((l) => ({
+            guestId: l.id,
+            previousStatus: l.before,
+            rsvpStatus: l.rsvp_status,
+            rsvpChanged: l.rsvp_status !== l.before,
+            attendanceChanged: l.attendance_status !== l.attendanceBefore
+          }))
+        const loaded = yield* loadByIds(caller, event, guestIds)
+        const change: GuestListChange = { event, ...loaded, added: 0, updated: guestIds.length, removed: 0, statusChanges }
+        return change
+      }).pipe(sql.withTransaction, onUniqueViolation(() => InvalidRequest.at("guests", "conflicts with a concurrent change; retry")))
+    })
+
+    /** Removes guests; a known person who is not on the list is ignored. */
+    const remove = Effect.fn("GuestLists.remove")(function*(caller: Caller, eventId: string, items: ReadonlyArray<{ readonly personId: string }>) {
+      const event = yield* events.find(caller, eventId)
+      const at = yield* nowIso
+      return yield* Effect.gen(function*() {
+        const guestIds: Array<number> = []
+        for (const [i, item] of items.entries()) {
+          const personId = yield* repo.personByPublicId(caller.organizationId, item.personId)
+          if (personId === undefined) return yield* InvalidRequest.at(`guests.${i}.personId`, "is not a known person")
+          const link = yield* repo.link({ eventId: event.id, personId })
+          if (Option.isSome(link) && link.value.removed_at === null && !guestIds.includes(link.value.id)) guestIds.push(link.value.id)
+        }
+        const loaded = yield* loadByIds(caller, event, guestIds)
+        yield* repo.remove(guestIds, at)
+        const change: GuestListChange = { event, ...loaded, added: 0, updated: 0, removed: guestIds.length, statusChanges: [] }
+        return change
+      }).pipe(sql.withTransaction, onUniqueViolation(() => InvalidRequest.at("guests", "conflicts with a concurrent change; retry")))
+    })
+
+    return { list, search, add, update, remove, render } as const
+  }),
+  dependencies: [GuestsRepo.Default, PersonsRepo.Default, PaymentsRepo.Default, Events.Default, PublicOrigin.Default, Ids.Default]
+}) {}

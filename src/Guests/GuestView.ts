@@ -1,0 +1,100 @@
+/** Guests as the API shows them, from set-loaded rows: no query per guest. */
+import { atLeast, type Role } from "../Domain/Role.js"
+import type { EventRow } from "../Events/EventsRepo.js"
+import { type GuestPaymentFields, noPurchase } from "../Payments/GuestPayments.js"
+import type { ColumnValue, Guest, QuestionResponse } from "./Domain.js"
+import type { GuestRow, HistoryRow } from "./GuestsRepo.js"
+
+export interface HistoryEntryView {
+  readonly status: string
+  readonly actorId: string
+  readonly actorType: string
+  readonly actionType: string
+  readonly createdAt: string
+}
+
+export const groupHistory = (rows: ReadonlyArray<HistoryRow>): Map<number, Array<HistoryEntryView>> => {
+  const byGuest = new Map<number, Array<HistoryEntryView>>()
+  for (const h of rows) {
+    const entry = {
+      status: h.status,
+      actorId: h.actor_id,
+      actorType: h.actor_type,
+      actionType: h.action_type,
+      createdAt: h.created_at
+    }
+    const list = byGuest.get(h.event_guest_id)
+    if (list === undefined) byGuest.set(h.event_guest_id, [entry])
+    else list.push(entry)
+  }
+  return byGuest
+}
+
+export interface RenderOptions {
+  readonly event: EventRow
+  readonly role: Role
+  readonly rsvpLink: (slug: string | null, token: string | null) => string | null
+  /** Payment fields per person id; only read for ticketed events and callers from Team Member up. */
+  readonly payments: Map<number, GuestPaymentFields> | undefined
+}
+
+/** Whether the caller sees payment fields at all (CONTRACT §2: keys absent below Team Member). */
+export const seesPayments = (role: Role) => atLeast(role, "Team Member")
+
+const consentOf = (row: GuestRow): Guest["smsConsent"] =>
+  row.phone === null
+    ? null
+    : {
+      consent: (row.consent ?? "none") as "optedIn" | "optedOut" | "none",
+      source: row.consent_source ?? "default"
+    }
+
+export const renderGuest = (
+  row: GuestRow,
+  history: ReadonlyArray<HistoryEntryView>,
+  options: RenderOptions
+): Guest => {
+  const guest: { -readonly [K in keyof Guest]: Guest[K] } = {
+    personId: row.public_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    name: `${row.first_name} ${row.last_name}`,
+    email: row.email,
+    phone: row.phone,
+    smsConsent: consentOf(row),
+    rsvpStatus: row.rsvp_status,
+    rsvpStatusHistory: history.map((h) => ({ status: h.status, actorId: h.actorId, actorType: h.actorType, createdAt: h.createdAt })),
+    dietaryRestrictions: row.dietary_restrictions === null ? null : JSON.parse(row.dietary_restrictions) as Array<string>,
+    attendanceStatus: row.attendance_status as Guest["attendanceStatus"],
+    rsvpQuestionResponses: JSON.parse(row.rsvp_question_responses) as Array<QuestionResponse>,
+    rsvpNote: row.rsvp_note,
+    customColumns: row.custom_columns === null ? null : JSON.parse(row.custom_columns) as Record<string, ColumnValue>,
+    rsvpLink: options.rsvpLink(options.event.slug, row.token)
+  }
+  if (seesPayments(options.role)) {
+    if (options.event.ticketing_enabled === 1) {
+      const fields = options.payments?.get(row.person_id) ?? noPurchase
+      guest.paymentStatus = fields.paymentStatus
+      guest.paymentAmount = fields.paymentAmount
+      guest.donationAmount = fields.donationAmount
+      guest.payments = fields.payments
+    } else {
+      guest.paymentStatus = null
+      guest.paymentAmount = null
+      guest.donationAmount = null
+      guest.payments = null
+    }
+  }
+  return guest
+}
+
+const EMPTY: ReadonlyArray<HistoryEntryView> = []
+
+export const renderGuests = (
+  rows: ReadonlyArray<GuestRow>,
+  history: ReadonlyArray<HistoryRow>,
+  options: RenderOptions
+): Array<Guest> => {
+  const byGuest = groupHistory(history)
+  return rows.map((row) => renderGuest(row, byGuest.get(row.gid) ?? EMPTY, options))
+}

@@ -1,0 +1,233 @@
+/** Guest lists in SQLite, read in set-based queries: one for the guests, one for their histories. */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { likeContains } from "../Persons/PersonsRepo.js"
+
+const text = Schema.NullOr(Schema.String)
+
+export const GuestRow = Schema.Struct({
+  gid: Schema.Number,
+  person_id: Schema.Number,
+  public_id: Schema.String,
+  first_name: Schema.String,
+  last_name: Schema.String,
+  email: Schema.String,
+  company: text,
+  position: text,
+  rsvp_status: Schema.String,
+  attendance_status: text,
+  dietary_restrictions: text,
+  rsvp_note: text,
+  custom_columns: text,
+  rsvp_question_responses: Schema.String,
+  phone: text,
+  consent: text,
+  consent_source: text,
+  token: text,
+  removed_at: text
+})
+export type GuestRow = typeof GuestRow.Type
+
+export const HistoryRow = Schema.Struct({
+  event_guest_id: Schema.Number,
+  status: Schema.String,
+  actor_id: Schema.String,
+  actor_type: Schema.String,
+  action_type: Schema.String,
+  created_at: Schema.String
+})
+export type HistoryRow = typeof HistoryRow.Type
+
+export const LinkRow = Schema.Struct({
+  id: Schema.Number,
+  person_id: Schema.Number,
+  rsvp_status: Schema.String,
+  attendance_status: text,
+  custom_columns: text,
+  removed_at: text
+})
+export type LinkRow = typeof LinkRow.Type
+
+const Count = Schema.Struct({ total: Schema.Number })
+
+export type GuestFilter =
+  | { readonly _tag: "PersonIds"; readonly personIds: ReadonlyArray<string> }
+  | { readonly _tag: "Email"; readonly email: string }
+  | { readonly _tag: "Name"; readonly name: string }
+
+export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const select = sql.literal(`SELECT g.id AS gid, g.person_id, p.public_id, p.first_name, p.last_name, p.email,
+        p.company, p.position, g.rsvp_status, g.attendance_status, g.dietary_restrictions, g.rsvp_note,
+        g.custom_columns, g.rsvp_question_responses, ph.number AS phone, c.consent, c.source AS consent_source,
+        i.token, g.removed_at
+      FROM event_guests g
+      JOIN persons p ON p.id = g.person_id
+      LEFT JOIN phones ph ON ph.id = (SELECT x.id FROM phones x WHERE x.person_id = g.person_id
+                                      ORDER BY x.is_preferred DESC, x.id LIMIT 1)
+      LEFT JOIN sms_consents c ON c.organization_id = p.organization_id AND c.number = ph.number
+      LEFT JOIN invites i ON i.event_guest_id = g.id`)
+
+    /** Every guest on the list (removed ones excluded), in the order they were first added. */
+    const ofEvent = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: GuestRow,
+      execute: (eventId) => sql`${select} WHERE g.event_id = ${eventId} AND g.removed_at IS NULL ORDER BY g.id`
+    })
+
+    const historyOfEvent = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: HistoryRow,
+      execute: (eventId) =>
+        sql`SELECT h.event_guest_id, h.status, h.actor_id, h.actor_type, h.action_type, h.created_at
+            FROM event_guests g JOIN rsvp_history h ON h.event_guest_id = g.id
+            WHERE g.event_id = ${eventId} AND g.removed_at IS NULL ORDER BY h.event_guest_id, h.id`
+    })
+
+    /** Given guest links (removed ones included), in link order. */
+    const byIds = (guestIds: ReadonlyArray<number>) =>
+      guestIds.length === 0
+        ? Effect.succeed<ReadonlyArray<GuestRow>>([])
+        : SqlSchema.findAll({
+          Request: Schema.String,
+          Result: GuestRow,
+          execute: (ids) => sql`${select} WHERE g.id IN (SELECT value FROM json_each(${ids})) ORDER BY g.id`
+        })(JSON.stringify(guestIds))
+
+    const historyByIds = (guestIds: ReadonlyArray<number>) =>
+      guestIds.length === 0
+        ? Effect.succeed<ReadonlyArray<HistoryRow>>([])
+        : SqlSchema.findAll({
+          Request: Schema.String,
+          Result: HistoryRow,
+          execute: (ids) =>
+            sql`SELECT event_guest_id, status, actor_id, actor_type, action_type, created_at FROM rsvp_history
+                WHERE event_guest_id IN (SELECT value FROM json_each(${ids})) ORDER BY event_guest_id, id`
+        })(JSON.stringify(guestIds))
+
+    const where = (eventId: number, filter: GuestFilter) => {
+      const base = sql`g.event_id = ${eventId} AND g.removed_at IS NULL`
+      switch (filter._tag) {
+        case "PersonIds":
+          return sql`${base} AND p.public_id IN (SELECT value FROM json_each(${JSON.stringify(filter.personIds)}))`
+        case "Email":
+          return sql`${base} AND p.email_key = ${filter.email.trim().toLowerCase()}`
+        case "Name":
+          return sql`${base} AND p.name_key LIKE ${likeContains(filter.name.trim())} ESCAPE '\\'`
+      }
+    }
+
+    /** The guest ids matching a search, a page of them, and how many match in all. */
+    const search = (eventId: number, filter: GuestFilter, limit: number, skip: number) =>
+      Effect.all([
+        sql`SELECT g.id FROM event_guests g JOIN persons p ON p.id = g.person_id
+            WHERE ${where(eventId, filter)} ORDER BY g.id LIMIT ${limit} OFFSET ${skip}`,
+        sql`SELECT count(*) AS total FROM event_guests g JOIN persons p ON p.id = g.person_id WHERE ${where(eventId, filter)}`
+      ]).pipe(
+        Effect.flatMap(([rows, count]) =>
+          Effect.map(Schema.decodeUnknown(Count)(count[0]), ({ total }) => ({ ids: rows.map((r) => Number(r["id"])), total }))
+        )
+      )
+
+    const personByPublicId = (organizationId: number, publicId: string) =>
+      sql`SELECT id FROM persons WHERE public_id = ${publicId} AND organization_id = ${organizationId}`.pipe(
+        Effect.map((rows) => (rows.length === 0 ? undefined : Number(rows[0]!["id"])))
+      )
+
+    /** company and position only where the person has none yet. */
+    const fillBlanks = (personId: number, company: string | null, position: string | null, at: string) =>
+      sql`UPDATE persons SET company = coalesce(company, ${company}), position = coalesce(position, ${position}),
+            updated_at = ${at}
+          WHERE id = ${personId} AND ((company IS NULL AND ${company} IS NOT NULL) OR (position IS NULL AND ${position} IS NOT NULL))`
+
+    const link = SqlSchema.findOne({
+      Request: Schema.Struct({ eventId: Schema.Number, personId: Schema.Number }),
+      Result: LinkRow,
+      execute: ({ eventId, personId }) =>
+        sql`SELECT id, person_id, rsvp_status, attendance_status, custom_columns, removed_at FROM event_guests
+            WHERE event_id = ${eventId} AND person_id = ${personId}`
+    })
+
+    /** The active links of the given persons (by public id) on an event. */
+    const activeLinks = (eventId: number, organizationId: number, personPublicIds: ReadonlyArray<string>) =>
+      sql`SELECT g.id, g.person_id, g.rsvp_status, g.attendance_status, g.custom_columns, g.removed_at, p.public_id
+          FROM persons p JOIN event_guests g ON g.person_id = p.id AND g.event_id = ${eventId} AND g.removed_at IS NULL
+          WHERE p.organization_id = ${organizationId}
+            AND p.public_id IN (SELECT value FROM json_each(${JSON.stringify(personPublicIds)}))`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.extend(LinkRow, Schema.Struct({ public_id: Schema.String }))))),
+        Effect.map((rows) => new Map(rows.map((r) => [r.public_id, r])))
+      )
+
+    const insertLink = (eventId: number, personId: number, at: string) =>
+      sql`INSERT INTO event_guests (event_id, person_id, rsvp_status, created_at, updated_at)
+          VALUES (${eventId}, ${personId}, 'Invited', ${at}, ${at}) RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!["id"])))
+
+    const readd = (guestId: number, at: string) =>
+      sql`UPDATE event_guests SET removed_at = NULL, rsvp_status = 'Invited', attendance_status = NULL, updated_at = ${at}
+          WHERE id = ${guestId}`
+
+    const update = (guestId: number, changes: Record<string, string | null>, at: string) =>
+      sql`UPDATE event_guests SET ${sql.update({ ...changes, updated_at: at })} WHERE id = ${guestId}`
+
+    const remove = (guestIds: ReadonlyArray<number>, at: string) =>
+      guestIds.length === 0
+        ? Effect.void
+        : sql`UPDATE event_guests SET removed_at = ${at}, updated_at = ${at}
+              WHERE id IN (SELECT value FROM json_each(${JSON.stringify(guestIds)}))`.pipe(Effect.asVoid)
+
+    const addHistory = (row: {
+      guestId: number
+      status: string
+      actorType: string
+      actorId: string
+      actionType: "added" | "updated"
+      at: string
+    }) =>
+      sql`INSERT INTO rsvp_history (event_guest_id, status, actor_type, actor_id, action_type, created_at)
+          VALUES (${row.guestId}, ${row.status}, ${row.actorType}, ${row.actorId}, ${row.actionType}, ${row.at})`
+
+    const addInvite = (guestId: number, token: string, at: string) =>
+      sql`INSERT INTO invites (event_guest_id, token, created_at) VALUES (${guestId}, ${token}, ${at})
+          ON CONFLICT (event_guest_id) DO NOTHING`
+
+    /** A person's events (active links only), by event date: their `eventHistory`. */
+    const eventsOfPerson = SqlSchema.findAll({
+      Request: Schema.Struct({ personId: Schema.Number, organizationId: Schema.Number }),
+      Result: Schema.Struct({
+        gid: Schema.Number,
+        public_id: Schema.String,
+        name: Schema.String,
+        slug: text,
+        primary_date: Schema.String,
+        rsvp_status: Schema.String,
+        attendance_status: text
+      }),
+      execute: ({ organizationId, personId }) =>
+        sql`SELECT g.id AS gid, e.public_id, e.name, e.slug, e.primary_date, g.rsvp_status, g.attendance_status
+            FROM event_guests g JOIN events e ON e.id = g.event_id
+            WHERE g.person_id = ${personId} AND g.removed_at IS NULL AND e.organization_id = ${organizationId}
+            ORDER BY e.primary_date, g.id`
+    })
+
+    return {
+      ofEvent,
+      eventsOfPerson,
+      historyOfEvent,
+      byIds,
+      historyByIds,
+      search,
+      personByPublicId,
+      fillBlanks,
+      link,
+      activeLinks,
+      insertLink,
+      readd,
+      update,
+      remove,
+      addHistory,
+      addInvite
+    } as const
+  })
+}) {}

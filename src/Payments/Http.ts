@@ -1,0 +1,20 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentCaller } from "../Domain/Caller.js"
+import { Payments } from "./Payments.js"
+
+export const PaymentsHttp = HttpApiBuilder.group(Api, "payments", (handlers) =>
+  Effect.gen(function*() {
+    const payments = yield* Payments
+    return handlers
+      .handle("purchase", ({ path, payload }) =>
+        Effect.flatMap(CurrentCaller, (caller) => payments.purchase(caller, path.id, payload))
+      )
+      .handle("refund", ({ path, payload }) =>
+        Effect.flatMap(CurrentCaller, (caller) => payments.refund(caller, path.id, path.purchaseId, payload))
+      )
+      .handle("dispute", ({ path }) =>
+        Effect.flatMap(CurrentCaller, (caller) => payments.dispute(caller, path.id, path.purchaseId))
+      )
+  }))
