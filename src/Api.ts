@@ -9,6 +9,7 @@ import { OpsApi } from "./Ops/Api.js"
 import { OrganizationsApi } from "./Organizations/Api.js"
 import { PaymentsApi } from "./Payments/Api.js"
 import { CustomFieldsApi, PersonsApi } from "./Persons/Api.js"
+import { WebhooksApi } from "./Webhooks/Api.js"
 
 export class Api extends HttpApi.make("convene")
   .add(OpsApi)
@@ -19,6 +20,7 @@ export class Api extends HttpApi.make("convene")
   .add(EventsApi)
   .add(GuestsApi)
   .add(PaymentsApi)
+  .add(WebhooksApi)
   .addError(InvalidRequest.Wire)
   .addError(NotFound.Wire)
   .addError(Internal.Wire)

@@ -27,6 +27,9 @@ import { CustomFieldsHttp, PersonsHttp } from "./Persons/Http.js"
 import { LoggingLive } from "./Logging.js"
 import { Persons } from "./Persons/Persons.js"
 import { SqlLive } from "./Sql.js"
+import { DispatcherLive } from "./Webhooks/Dispatcher.js"
+import { WebhooksHttp } from "./Webhooks/Http.js"
+import { Registrations } from "./Webhooks/Registrations.js"
 
 /** Domain services over the database. */
 export const ServicesLive = Layer.mergeAll(
@@ -37,6 +40,7 @@ export const ServicesLive = Layer.mergeAll(
   Events.Default,
   GuestLists.Default,
   Payments.Default,
+  Registrations.Default,
   Readiness.Default,
   Ids.Default
 )
@@ -49,7 +53,8 @@ const HandlersLive = Layer.mergeAll(
   CustomFieldsHttp,
   EventsHttp,
   GuestsHttp,
-  PaymentsHttp
+  PaymentsHttp,
+  WebhooksHttp
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -68,7 +73,7 @@ export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
 )
 
 /** The whole application over a database: what `main` runs and what tests start. */
-export const AppLive = HttpLive.pipe(
+export const AppLive = Layer.merge(HttpLive, DispatcherLive).pipe(
   Layer.provideMerge(BootstrapLive),
   Layer.provideMerge(ServicesLive),
   Layer.provideMerge(SqlLive),

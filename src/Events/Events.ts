@@ -6,6 +6,8 @@ import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, NotFound } from "../Http/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
+import { Outbox } from "../Webhooks/Outbox.js"
+import { parseJson } from "../Domain/Json.js"
 import type { CreateEvent, Event, RsvpQuestion, UpdateEvent, VirtualLocation } from "./Domain.js"
 import { type EventColumns, type EventRow, EventsRepo } from "./EventsRepo.js"
 
@@ -13,7 +15,7 @@ import { type EventColumns, type EventRow, EventsRepo } from "./EventsRepo.js"
 export const describeEvent = (linkPreview: string | null, rsvpDescription: string | null): string | null =>
   linkPreview !== null ? linkPreview : rsvpDescription !== null ? rsvpDescription.replace(/\r\n|\n|\r/g, " ") : null
 
-export const parseJson = <A>(text: string): A => JSON.parse(text) as A
+
 
 export const toEvent = (row: EventRow, userRole: Event["userRole"], hostUserIds: ReadonlyArray<string>): Event => ({
   eventId: row.public_id,
@@ -137,6 +139,7 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* EventsRepo
+    const outbox = yield* Outbox
     const ids = yield* Ids
 
     const find = (caller: Caller, id: string) =>
@@ -248,6 +251,7 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
           }
         }
         const after = yield* find(caller, id)
+        yield* outbox.eventUpdated(caller.organizationId, after, changed, at)
         return { event: yield* renderOne(caller, after), row: after, updatedFields: changed, at }
       }).pipe(
         sql.withTransaction,
@@ -257,5 +261,5 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
 
     return { find, create, get, list, update, render } as const
   }),
-  dependencies: [EventsRepo.Default, Ids.Default]
+  dependencies: [EventsRepo.Default, Outbox.Default, Ids.Default]
 }) {}

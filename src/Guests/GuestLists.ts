@@ -16,6 +16,7 @@ import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
 import { PersonsRepo } from "../Persons/PersonsRepo.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { onUniqueViolation } from "../SqlErrors.js"
+import { Outbox } from "../Webhooks/Outbox.js"
 import type { ColumnValue, Guest, GuestUpdate, NewGuest } from "./Domain.js"
 import { type GuestFilter, type GuestRow, GuestsRepo, type HistoryRow } from "./GuestsRepo.js"
 import { renderGuests, seesPayments } from "./GuestView.js"
@@ -36,6 +37,10 @@ export interface GuestListChange {
   readonly guests: ReadonlyArray<Guest>
   readonly rows: ReadonlyArray<GuestRow>
   readonly history: ReadonlyArray<HistoryRow>
+  /** When the write happened. */
+  readonly at: string
+  /** The guests the write changed in any way (a new history entry included), in request order. */
+  readonly affected: ReadonlyArray<number>
   readonly added: number
   readonly updated: number
   readonly removed: number
@@ -59,6 +64,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     const payments = yield* PaymentsRepo
     const events = yield* Events
     const origin = yield* PublicOrigin
+    const outbox = yield* Outbox
     const ids = yield* Ids
 
     /** Renders rows of one event for the caller; payments are loaded only when they will be shown. */
@@ -131,7 +137,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       const newIds = yield* Effect.forEach(items, () => ids.uuid)
       return yield* Effect.gen(function*() {
         const guestIds: Array<number> = []
-        let added = 0
+        const affected: Array<number> = []
         for (const [i, item] of items.entries()) {
           const phone = item.phoneNumber === undefined || item.phoneNumber === null || item.phoneNumber === "" ? null : item.phoneNumber
           const company = item.company === undefined || item.company === "" ? null : item.company
@@ -183,12 +189,22 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
             if (!guestIds.includes(guestId)) guestIds.push(guestId)
             continue
           }
-          added++
+          affected.push(guestId)
           yield* repo.addHistory({ guestId, status: "Invited", actorType: caller.actor.type, actorId: caller.actor.id, actionType: "added", at })
           if (!guestIds.includes(guestId)) guestIds.push(guestId)
         }
         const loaded = yield* loadByIds(caller, event, guestIds)
-        const change: GuestListChange = { event, ...loaded, added, updated: 0, removed: 0, statusChanges: [] }
+        const change: GuestListChange = {
+          event,
+          ...loaded,
+          at,
+          affected,
+          added: affected.length,
+          updated: 0,
+          removed: 0,
+          statusChanges: []
+        }
+        yield* outbox.guestListChanged(caller.organizationId, change)
         return change
       }).pipe(sql.withTransaction, onUniqueViolation(() => InvalidRequest.at("guests", "conflicts with a concurrent change; retry")))
     })
@@ -207,27 +223,16 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         const links = yield* repo.activeLinks(event.id, caller.organizationId, items.map((item) => item.personId))
         const missing = items.findIndex((item) => !links.has(item.personId))
         if (missing !== -1) return yield* InvalidRequest.at(`guests.${missing}.personId`, "is not on the guest list")
-        const state = new Map([...links.values()].map((l) => [l.id, { ...l, before: l.rsvp_status, attendanceBefore: l.attendance_status }]))
+        // the links as the batch goes, so several items for one guest build on each other
+        const state = new Map([...links.values()].map((l) => [l.id, { ...l }]))
+        const before = new Map([...links.values()].map((l) => [l.id, l]))
         const guestIds: Array<number> = []
+        const affected = new Set<number>()
         for (const item of items) {
           const link = state.get(links.get(item.personId)!.id)!
           const changes: Record<string, string | null> = {}
-          if (item.rsvpStatus !== undefined) {
-            changes["rsvp_status"] = item.rsvpStatus
-            link.rsvp_status = item.rsvpStatus
-            yield* repo.addHistory({
-              guestId: link.id,
-              status: item.rsvpStatus,
-              actorType: caller.actor.type,
-              actorId: caller.actor.id,
-              actionType: "updated",
-              at
-            })
-          }
-          if (item.attendanceStatus !== undefined) {
-            changes["attendance_status"] = item.attendanceStatus
-            link.attendance_status = item.attendanceStatus
-          }
+          if (item.rsvpStatus !== undefined) changes["rsvp_status"] = item.rsvpStatus
+          if (item.attendanceStatus !== undefined) changes["attendance_status"] = item.attendanceStatus
           if (item.dietaryRestrictions !== undefined) {
             changes["dietary_restrictions"] = item.dietaryRestrictions === null ? null : JSON.stringify(item.dietaryRestrictions)
           }
@@ -238,23 +243,46 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
               if (value === null) delete merged[title]
               else merged[title] = value
             }
-            link.custom_columns = Object.keys(merged).length === 0 ? null : JSON.stringify(merged)
-            changes["custom_columns"] = link.custom_columns
+            changes["custom_columns"] = Object.keys(merged).length === 0 ? null : JSON.stringify(merged)
           }
-          if (Object.keys(changes).length > 0) yield* repo.update(link.id, changes, at)
+          const differs = Object.entries(changes).some(([column, value]) => link[column as keyof typeof link] !== value)
+          // every RSVP update is recorded, even when the status is unchanged
+          if (item.rsvpStatus !== undefined) {
+            yield* repo.addHistory({
+              guestId: link.id,
+              status: item.rsvpStatus,
+              actorType: caller.actor.type,
+              actorId: caller.actor.id,
+              actionType: "updated",
+              at
+            })
+          }
+          if (item.rsvpStatus !== undefined || differs) affected.add(link.id)
+          if (differs) yield* repo.update(link.id, changes, at)
+          Object.assign(link, changes)
           if (!guestIds.includes(link.id)) guestIds.push(link.id)
         }
-        const statusChanges = [...state.values()]
-          .filter((l) => l.rsvp_status !== l.before || l.attendance_status !== l.attendanceBefore)
-          .map((l) => ({
-            guestId: l.id,
-            previousStatus: l.before,
-            rsvpStatus: l.rsvp_status,
-            rsvpChanged: l.rsvp_status !== l.before,
-            attendanceChanged: l.attendance_status !== l.attendanceBefore
-          }))
+        const statusChanges = guestIds.flatMap((id) => {
+          const now = state.get(id)!
+          const then = before.get(id)!
+          const rsvpChanged = now.rsvp_status !== then.rsvp_status
+          const attendanceChanged = now.attendance_status !== then.attendance_status
+          return rsvpChanged || attendanceChanged
+            ? [{ guestId: id, previousStatus: then.rsvp_status, rsvpStatus: now.rsvp_status, rsvpChanged, attendanceChanged }]
+            : []
+        })
         const loaded = yield* loadByIds(caller, event, guestIds)
-        const change: GuestListChange = { event, ...loaded, added: 0, updated: guestIds.length, removed: 0, statusChanges }
+        const change: GuestListChange = {
+          event,
+          ...loaded,
+          at,
+          affected: guestIds.filter((id) => affected.has(id)),
+          added: 0,
+          updated: affected.size,
+          removed: 0,
+          statusChanges
+        }
+        yield* outbox.guestListChanged(caller.organizationId, change)
         return change
       }).pipe(sql.withTransaction, onUniqueViolation(() => InvalidRequest.at("guests", "conflicts with a concurrent change; retry")))
     })
@@ -273,12 +301,30 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         }
         const loaded = yield* loadByIds(caller, event, guestIds)
         yield* repo.remove(guestIds, at)
-        const change: GuestListChange = { event, ...loaded, added: 0, updated: 0, removed: guestIds.length, statusChanges: [] }
+        const change: GuestListChange = {
+          event,
+          ...loaded,
+          at,
+          affected: guestIds,
+          added: 0,
+          updated: 0,
+          removed: guestIds.length,
+          statusChanges: []
+        }
+        yield* outbox.guestListChanged(caller.organizationId, change)
         return change
       }).pipe(sql.withTransaction, onUniqueViolation(() => InvalidRequest.at("guests", "conflicts with a concurrent change; retry")))
     })
 
     return { list, search, add, update, remove, render } as const
   }),
-  dependencies: [GuestsRepo.Default, PersonsRepo.Default, PaymentsRepo.Default, Events.Default, PublicOrigin.Default, Ids.Default]
+  dependencies: [
+    GuestsRepo.Default,
+    PersonsRepo.Default,
+    PaymentsRepo.Default,
+    Events.Default,
+    PublicOrigin.Default,
+    Outbox.Default,
+    Ids.Default
+  ]
 }) {}

@@ -43,6 +43,8 @@ export const LinkRow = Schema.Struct({
   person_id: Schema.Number,
   rsvp_status: Schema.String,
   attendance_status: text,
+  dietary_restrictions: text,
+  rsvp_note: text,
   custom_columns: text,
   removed_at: text
 })
@@ -146,13 +148,14 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       Request: Schema.Struct({ eventId: Schema.Number, personId: Schema.Number }),
       Result: LinkRow,
       execute: ({ eventId, personId }) =>
-        sql`SELECT id, person_id, rsvp_status, attendance_status, custom_columns, removed_at FROM event_guests
-            WHERE event_id = ${eventId} AND person_id = ${personId}`
+        sql`SELECT id, person_id, rsvp_status, attendance_status, dietary_restrictions, rsvp_note, custom_columns, removed_at
+            FROM event_guests WHERE event_id = ${eventId} AND person_id = ${personId}`
     })
 
     /** The active links of the given persons (by public id) on an event. */
     const activeLinks = (eventId: number, organizationId: number, personPublicIds: ReadonlyArray<string>) =>
-      sql`SELECT g.id, g.person_id, g.rsvp_status, g.attendance_status, g.custom_columns, g.removed_at, p.public_id
+      sql`SELECT g.id, g.person_id, g.rsvp_status, g.attendance_status, g.dietary_restrictions, g.rsvp_note,
+            g.custom_columns, g.removed_at, p.public_id
           FROM persons p JOIN event_guests g ON g.person_id = p.id AND g.event_id = ${eventId} AND g.removed_at IS NULL
           WHERE p.organization_id = ${organizationId}
             AND p.public_id IN (SELECT value FROM json_each(${JSON.stringify(personPublicIds)}))`.pipe(

@@ -21,7 +21,7 @@ export const expectError = (reply: Reply, status: number, code: string) => {
   return reply
 }
 
-export const createPerson = (server: TestServerShape, fields: Record<string, unknown> = {}, token?: string) =>
+export const createPerson = (server: Pick<TestServerShape, "request">, fields: Record<string, unknown> = {}, token?: string) =>
   Effect.map(
     server.request("POST", "/person", {
       body: { firstName: "Ada", lastName: "Lovelace", email: uniqueEmail(), ...fields },
@@ -31,7 +31,7 @@ export const createPerson = (server: TestServerShape, fields: Record<string, unk
   )
 
 /** Logs in and returns headers for the legacy scheme in `organizationSlug`. */
-export const login = (server: TestServerShape, email: string, password: string, organizationSlug?: string) =>
+export const login = (server: Pick<TestServerShape, "request">, email: string, password: string, organizationSlug?: string) =>
   Effect.map(server.request("POST", "/login", { token: null, body: { email, password } }), (reply) => {
     expectStatus(reply, 200)
     const headers: Record<string, string> = { authorization: `Bearer ${reply.body.accessToken}` }
@@ -43,7 +43,7 @@ let eventCounter = 0
 /** A date `days` from now, as ISO 8601 with an offset. */
 export const daysFromNow = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString()
 
-export const createEvent = (server: TestServerShape, fields: Record<string, unknown> = {}, token?: string) =>
+export const createEvent = (server: Pick<TestServerShape, "request">, fields: Record<string, unknown> = {}, token?: string) =>
   Effect.map(
     server.request("POST", "/event", {
       body: { name: `Event ${process.pid}-${++eventCounter}`, primaryDate: daysFromNow(30), ...fields },

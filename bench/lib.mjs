@@ -1,0 +1,104 @@
+// Shared pieces of the benchmarks: servers as child processes, their CPU and memory from /proc,
+// a JSON client, and a local webhook receiver.
+import { spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { createServer } from "node:http"
+
+export const TOKEN = "cvn_bench_0123456789abcdefghijklmnopqrstuvwxyz"
+
+const CLOCK_TICKS = 100 // USER_HZ on Linux
+
+/** User + system CPU time of a process, in milliseconds. */
+export const cpuMs = (pid) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+}
+
+/** Peak resident set size of a process, in MiB. */
+export const peakRssMb = (pid) => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  return Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024
+}
+
+export const rssMb = (pid) => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024
+}
+
+/**
+ * Starts a server (`node <script>`) on a free port and waits until `readyPath` answers 200.
+ * Returns its url, pid, the time from spawn to ready, and a stop function.
+ */
+export const startServer = async ({ script, env, port, readyPath = "/readyz", cwd }) => {
+  const started = performance.now()
+  const child = spawn(process.execPath, [script], {
+    cwd,
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout.on("data", (c) => (output += c))
+  child.stderr.on("data", (c) => (output += c))
+  const url = `http://127.0.0.1:${port}`
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${script} exited: ${output}`)
+    try {
+      const r = await fetch(url + readyPath)
+      if (r.status === 200) break
+    } catch {}
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  const readyMs = performance.now() - started
+  return {
+    url,
+    pid: child.pid,
+    readyMs,
+    output: () => output,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once("exit", () => resolve())
+        child.kill("SIGTERM")
+      })
+  }
+}
+
+/** A JSON API client with the bench token. */
+export const client = (url, token = TOKEN) => async (method, path, body) => {
+  const response = await fetch(url + path, {
+    method,
+    headers: { "x-api-key": token, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const text = await response.text()
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`)
+  return text === "" ? undefined : JSON.parse(text)
+}
+
+/** A webhook receiver that answers 200 and reports each arrival time by webhook-id. */
+export const startReceiver = async () => {
+  const arrivals = []
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on("end", () => {
+      arrivals.push({ at: performance.now(), id: req.headers["webhook-id"], path: req.url })
+      res.writeHead(200)
+      res.end()
+    })
+  })
+  server.keepAliveTimeout = 60_000
+  await new Promise((r) => server.listen(0, "127.0.0.1", r))
+  return {
+    url: (path = "/") => `http://127.0.0.1:${server.address().port}${path}`,
+    arrivals,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r) })
+  }
+}
+
+export const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms))

@@ -1,0 +1,58 @@
+/** Webhook registration (reference "Webhook management") and the delivery log (CONTRACT §8). */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { AdminAccess } from "../Auth/Access.js"
+import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
+import { Limit, Skip } from "../Http/Params.js"
+import { Delivery, DeliveryStatus, Registration } from "./Domain.js"
+
+export class WebhooksApi extends HttpApiGroup.make("webhooks")
+  .add(
+    HttpApiEndpoint.post("register", "/webhook")
+      .setPayload(Registration)
+      .addSuccess(Schema.Struct({
+        success: Schema.Literal(true),
+        secret: Schema.String.annotations({ description: "whsec_<base64>: verifies the webhook-signature header" })
+      }))
+      .addError(Conflict.Wire)
+      .addError(PayloadTooLarge.Wire)
+      .middleware(AdminAccess)
+      .annotate(OpenApi.Summary, "Register a URL for a notification type; the same URL and type twice is one registration")
+  )
+  .add(
+    HttpApiEndpoint.del("unregister", "/webhook")
+      .setPayload(Registration)
+      .addSuccess(Schema.Struct({ success: Schema.Literal(true) }))
+      .addError(NotFound.Wire)
+      .addError(PayloadTooLarge.Wire)
+      .middleware(AdminAccess)
+      .annotate(OpenApi.Summary, "Delete a registration; its pending deliveries are cancelled")
+  )
+  .add(
+    HttpApiEndpoint.get("sample", "/webhook")
+      .addSuccess(Schema.Struct({
+        contacts: Schema.Array(Schema.Unknown).annotations({
+          description: "One sample EventPerson payload in the configured variant"
+        })
+      }))
+      .middleware(AdminAccess)
+      .annotate(OpenApi.Summary, "A sample EventPerson payload")
+  )
+  .add(
+    HttpApiEndpoint.get("deliveries", "/webhook/deliveries")
+      .setUrlParams(Schema.Struct({ status: Schema.optional(DeliveryStatus), limit: Schema.optional(Limit), skip: Schema.optional(Skip) }))
+      .addSuccess(Schema.Struct({ deliveries: Schema.Array(Delivery), total: Schema.Int, limit: Schema.Int, skip: Schema.Int }))
+      .middleware(AdminAccess)
+      .annotate(OpenApi.Summary, "The delivery log, newest first (extension)")
+  )
+  .add(
+    HttpApiEndpoint.post("retry", "/webhook/deliveries/:deliveryId/retry")
+      .setPath(Schema.Struct({ deliveryId: Schema.String }))
+      .addSuccess(Schema.Struct({ success: Schema.Literal(true) }))
+      .addError(NotFound.Wire)
+      .addError(Conflict.Wire)
+      .middleware(AdminAccess)
+      .annotate(OpenApi.Summary, "One more attempt, now, for a failed or cancelled delivery (extension)")
+  )
+  .annotate(OpenApi.Title, "Webhooks")
+{}

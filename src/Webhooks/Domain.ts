@@ -1,0 +1,27 @@
+import { Schema } from "effect"
+
+export const WebhookType = Schema.Literal("EventPerson", "Event", "GuestList")
+
+export const Registration = Schema.Struct({
+  webhook: Schema.Trim.pipe(Schema.maxLength(2048)).annotations({ description: "Destination URL (http or https)" }),
+  type: WebhookType
+}).annotations({ identifier: "WebhookRegistration" })
+export type Registration = typeof Registration.Type
+
+export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed", "cancelled")
+
+export const Delivery = Schema.Struct({
+  deliveryId: Schema.String,
+  webhookId: Schema.String.annotations({ description: "The webhook-id header of every attempt of this delivery" }),
+  type: WebhookType,
+  webhook: Schema.String,
+  status: DeliveryStatus,
+  attempts: Schema.Int,
+  lastStatusCode: Schema.NullOr(Schema.Int),
+  lastError: Schema.NullOr(Schema.String),
+  createdAt: Schema.String,
+  nextAttemptAt: Schema.NullOr(Schema.String),
+  registration: Schema.Literal("active", "disabled", "deleted").annotations({
+    description: "The registration's state: disabled after a 410 Gone, deleted by DELETE /webhook"
+  })
+}).annotations({ identifier: "WebhookDelivery" })

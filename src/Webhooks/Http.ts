@@ -1,0 +1,20 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentCaller } from "../Domain/Caller.js"
+import { Registrations } from "./Registrations.js"
+
+export const WebhooksHttp = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
+  Effect.gen(function*() {
+    const registrations = yield* Registrations
+    return handlers
+      .handle("register", ({ payload }) => Effect.flatMap(CurrentCaller, (caller) => registrations.register(caller, payload)))
+      .handle("unregister", ({ payload }) =>
+        Effect.flatMap(CurrentCaller, (caller) => registrations.unregister(caller, payload))
+      )
+      .handle("sample", () => registrations.sample)
+      .handle("deliveries", ({ urlParams }) =>
+        Effect.flatMap(CurrentCaller, (caller) => registrations.deliveries(caller, urlParams))
+      )
+      .handle("retry", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => registrations.retry(caller, path.deliveryId)))
+  }))

@@ -1,0 +1,92 @@
+/**
+ * The transactional outbox (CONTRACT §8). Notifications are written by the same transaction as the
+ * change that causes them, one message fanned out to the registrations existing at that moment;
+ * a change that rolls back leaves none, and a committed one survives crashes. Writing wakes the
+ * dispatcher, so the first attempt follows the commit without a polling delay.
+ */
+import { Clock, Effect, Queue } from "effect"
+import { AppConfig } from "../Config/AppConfig.js"
+import { Ids } from "../Domain/Ids.js"
+import type { EventRow } from "../Events/EventsRepo.js"
+import type { GuestListChange } from "../Guests/GuestLists.js"
+import { groupHistory } from "../Guests/GuestView.js"
+import { eventBody, eventPersonBody, type GuestSnapshot, guestListBody, type WebhookType } from "./Payloads.js"
+import { WebhooksRepo } from "./WebhooksRepo.js"
+
+export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
+  effect: Effect.gen(function*() {
+    const repo = yield* WebhooksRepo
+    const ids = yield* Ids
+    const { webhooks } = yield* AppConfig
+    /** Pulses for the dispatcher: something new may be due. */
+    const wakeups = yield* Queue.sliding<void>(1)
+    const maxAttempts = 1 + webhooks.retrySchedule.length
+
+    /** Stores one message per body for every current registration of `type` (inside the caller's transaction). */
+    const enqueue = (organizationId: number, type: WebhookType, bodies: ReadonlyArray<unknown>) =>
+      Effect.gen(function*() {
+        if (bodies.length === 0) return
+        const subscribers = yield* repo.subscribers(organizationId, type)
+        if (subscribers.length === 0) return
+        const now = yield* Clock.currentTimeMillis
+        const at = new Date(now).toISOString()
+        for (const body of bodies) {
+          const messageId = yield* repo.insertMessage({
+            publicId: `msg_${(yield* ids.uuid).replaceAll("-", "")}`,
+            organizationId,
+            type,
+            payload: JSON.stringify(body),
+            at
+          })
+          for (const webhookId of subscribers) {
+            yield* repo.insertDelivery({
+              publicId: yield* ids.uuid,
+              messageId,
+              webhookId,
+              organizationId,
+              maxAttempts,
+              dueAt: now,
+              at
+            })
+          }
+        }
+        yield* Queue.offer(wakeups, undefined)
+      })
+
+    /**
+     * A guest-list write: one `GuestList` notification with the affected guests, and one
+     * `EventPerson` notification per guest whose rsvpStatus or attendanceStatus really changed.
+     */
+    const guestListChanged = (organizationId: number, change: GuestListChange) =>
+      Effect.gen(function*() {
+        if (change.affected.length === 0) return
+        const history = groupHistory(change.history)
+        const snapshots = new Map<number, GuestSnapshot>()
+        change.rows.forEach((row, i) => snapshots.set(row.gid, { row, guest: change.guests[i]!, history: history.get(row.gid) ?? [] }))
+        const affected = change.affected.map((gid) => snapshots.get(gid) ?? null)
+        yield* enqueue(organizationId, "GuestList", [
+          guestListBody(webhooks.payloadVariant, change.event, affected, {
+            added: change.added,
+            removed: change.removed,
+            updated: change.updated
+          }, change.at)
+        ])
+        yield* enqueue(
+          organizationId,
+          "EventPerson",
+          change.statusChanges.flatMap((s) => {
+            const snapshot = snapshots.get(s.guestId)
+            return snapshot === undefined
+              ? []
+              : [eventPersonBody(webhooks.payloadVariant, change.event, snapshot, s.previousStatus, change.at)]
+          })
+        )
+      })
+
+    const eventUpdated = (organizationId: number, event: EventRow, updatedFields: ReadonlyArray<string>, at: string) =>
+      updatedFields.length === 0 ? Effect.void : enqueue(organizationId, "Event", [eventBody(event, updatedFields, at)])
+
+    return { enqueue, guestListChanged, eventUpdated, wakeups, wake: Queue.offer(wakeups, undefined), maxAttempts } as const
+  }),
+  dependencies: [WebhooksRepo.Default, Ids.Default]
+}) {}

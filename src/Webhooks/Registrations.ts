@@ -1,0 +1,112 @@
+/** Webhook registrations (reference "Webhook management", CONTRACT §8) and the delivery log. */
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Option } from "effect"
+import { AppConfig } from "../Config/AppConfig.js"
+import type { Caller } from "../Domain/Caller.js"
+import { Ids } from "../Domain/Ids.js"
+import { nowIso } from "../Domain/Time.js"
+import { Conflict, InvalidRequest, NotFound } from "../Http/Errors.js"
+import { onUniqueViolation } from "../SqlErrors.js"
+import { refusalOf } from "./Destinations.js"
+import type { Registration } from "./Domain.js"
+import { Outbox } from "./Outbox.js"
+import { sampleEventPerson } from "./Sample.js"
+import { SECRET_PREFIX } from "./Signing.js"
+import { WebhooksRepo } from "./WebhooksRepo.js"
+
+export class Registrations extends Effect.Service<Registrations>()("Convene/Registrations", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* WebhooksRepo
+    const outbox = yield* Outbox
+    const ids = yield* Ids
+    const { webhooks } = yield* AppConfig
+
+    /** Registers (or finds) the URL and type; registering twice is one registration with one secret. */
+    const register = Effect.fn("Registrations.register")(function*(caller: Caller, input: Registration) {
+      const refusal = refusalOf(input.webhook, webhooks.allowPrivateDestinations)
+      if (refusal !== undefined) return yield* InvalidRequest.at("webhook", refusal)
+      const secret = `${SECRET_PREFIX}${Buffer.from(yield* ids.secret(32), "base64url").toString("base64")}`
+      const publicId = yield* ids.uuid
+      const at = yield* nowIso
+      return yield* Effect.gen(function*() {
+        const key = { organizationId: caller.organizationId, url: input.webhook, type: input.type }
+        const existing = yield* repo.active(key)
+        if (Option.isSome(existing)) {
+          if (existing.value.disabled_at !== null) yield* repo.enable(existing.value.id)
+          return { success: true as const, secret: existing.value.secret }
+        }
+        yield* repo.insert({ ...key, publicId, secret, at })
+        return { success: true as const, secret }
+      }).pipe(sql.withTransaction, onUniqueViolation(() => new Conflict({ message: "Registered concurrently; retry" })))
+    })
+
+    /** Deletes a registration and cancels its pending deliveries. */
+    const unregister = Effect.fn("Registrations.unregister")(function*(caller: Caller, input: Registration) {
+      const at = yield* nowIso
+      return yield* Effect.gen(function*() {
+        const existing = yield* repo.active({ organizationId: caller.organizationId, url: input.webhook, type: input.type })
+        if (Option.isNone(existing)) return yield* new NotFound({ message: "No such webhook registration" })
+        yield* repo.softDelete(existing.value.id, at)
+        yield* repo.cancelPending(existing.value.id, "registration deleted", at)
+        return { success: true as const }
+      }).pipe(sql.withTransaction, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+    })
+
+    /** `contacts` is an EventPerson body: in the records variant that body is itself the array of one guest. */
+    const sample = Effect.sync(() => {
+      const body = sampleEventPerson(webhooks.payloadVariant)
+      return { contacts: Array.isArray(body) ? body : [body] }
+    })
+
+    const deliveries = Effect.fn("Registrations.deliveries")(function*(caller: Caller, params: {
+      readonly status?: "pending" | "delivered" | "failed" | "cancelled" | undefined
+      readonly limit?: number | undefined
+      readonly skip?: number | undefined
+    }) {
+      const limit = params.limit ?? 50
+      const skip = params.skip ?? 0
+      const status = params.status ?? null
+      const [rows, total] = yield* Effect.all([
+        repo.list({ organizationId: caller.organizationId, status, limit, skip }),
+        repo.count(caller.organizationId, status)
+      ]).pipe(Effect.orDie)
+      return {
+        deliveries: rows.map((row) => ({
+          deliveryId: row.public_id,
+          webhookId: row.message_id,
+          type: row.type as "EventPerson" | "Event" | "GuestList",
+          webhook: row.url,
+          status: row.status as "pending" | "delivered" | "failed" | "cancelled",
+          attempts: row.attempts,
+          lastStatusCode: row.last_status_code,
+          lastError: row.last_error,
+          createdAt: row.created_at,
+          nextAttemptAt: row.status === "pending" && row.next_attempt_at !== null
+            ? new Date(row.next_attempt_at).toISOString()
+            : null,
+          registration: row.deleted_at !== null ? "deleted" as const : row.disabled_at !== null ? "disabled" as const : "active" as const
+        })),
+        total,
+        limit,
+        skip
+      }
+    })
+
+    /** One more attempt, now, for a failed or cancelled delivery. */
+    const retry = Effect.fn("Registrations.retry")(function*(caller: Caller, deliveryId: string) {
+      const now = yield* Clock.currentTimeMillis
+      const found = yield* repo.byPublicId(caller.organizationId, deliveryId).pipe(Effect.orDie)
+      if (found === undefined) return yield* new NotFound({ message: `Delivery ${deliveryId} not found` })
+      if (found.status !== "failed" && found.status !== "cancelled") {
+        return yield* new Conflict({ message: `The delivery is ${found.status}; only failed or cancelled deliveries are retried` })
+      }
+      yield* repo.retry(found.id, now, new Date(now).toISOString()).pipe(Effect.orDie)
+      yield* outbox.wake
+      return { success: true as const }
+    })
+
+    return { register, unregister, sample, deliveries, retry } as const
+  }),
+  dependencies: [WebhooksRepo.Default, Outbox.Default, Ids.Default]
+}) {}

@@ -1,0 +1,216 @@
+/** Webhook registrations, the outbox (messages and their deliveries), and the delivery log. */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+
+export const RegistrationRow = Schema.Struct({
+  id: Schema.Number,
+  public_id: Schema.String,
+  url: Schema.String,
+  type: Schema.String,
+  secret: Schema.String,
+  disabled_at: Schema.NullOr(Schema.String),
+  deleted_at: Schema.NullOr(Schema.String)
+})
+export type RegistrationRow = typeof RegistrationRow.Type
+
+/** What an attempt needs: where, with which secret, and what. */
+export const AttemptRow = Schema.Struct({
+  id: Schema.Number,
+  status: Schema.String,
+  attempts: Schema.Number,
+  max_attempts: Schema.Number,
+  webhook_id: Schema.Number,
+  url: Schema.String,
+  secret: Schema.String,
+  disabled_at: Schema.NullOr(Schema.String),
+  deleted_at: Schema.NullOr(Schema.String),
+  message_id: Schema.String,
+  payload: Schema.String
+})
+export type AttemptRow = typeof AttemptRow.Type
+
+export const DeliveryListRow = Schema.Struct({
+  public_id: Schema.String,
+  message_id: Schema.String,
+  type: Schema.String,
+  url: Schema.String,
+  status: Schema.String,
+  attempts: Schema.Number,
+  last_status_code: Schema.NullOr(Schema.Number),
+  last_error: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  next_attempt_at: Schema.NullOr(Schema.Number),
+  disabled_at: Schema.NullOr(Schema.String),
+  deleted_at: Schema.NullOr(Schema.String)
+})
+export type DeliveryListRow = typeof DeliveryListRow.Type
+
+export interface Outcome {
+  readonly deliveryId: number
+  readonly status: "pending" | "delivered" | "failed"
+  readonly statusCode: number | null
+  readonly error: string | null
+  readonly nextAttemptAt: number | null
+}
+
+export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/WebhooksRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const active = SqlSchema.findOne({
+      Request: Schema.Struct({ organizationId: Schema.Number, url: Schema.String, type: Schema.String }),
+      Result: RegistrationRow,
+      execute: ({ organizationId, type, url }) =>
+        sql`SELECT id, public_id, url, type, secret, disabled_at, deleted_at FROM webhooks
+            WHERE organization_id = ${organizationId} AND url = ${url} AND type = ${type} AND deleted_at IS NULL`
+    })
+
+    const insert = (row: { publicId: string; organizationId: number; url: string; type: string; secret: string; at: string }) =>
+      sql`INSERT INTO webhooks (public_id, organization_id, url, type, secret, created_at)
+          VALUES (${row.publicId}, ${row.organizationId}, ${row.url}, ${row.type}, ${row.secret}, ${row.at})`
+
+    const enable = (id: number) => sql`UPDATE webhooks SET disabled_at = NULL WHERE id = ${id}`
+
+    const disable = (id: number, at: string) =>
+      sql`UPDATE webhooks SET disabled_at = coalesce(disabled_at, ${at}) WHERE id = ${id}`
+
+    const softDelete = (id: number, at: string) => sql`UPDATE webhooks SET deleted_at = ${at} WHERE id = ${id}`
+
+    /** Ends every pending delivery of a registration as cancelled. */
+    const cancelPending = (webhookId: number, reason: string, at: string) =>
+      sql`UPDATE webhook_deliveries SET status = 'cancelled', last_error = ${reason}, next_attempt_at = NULL,
+            claimed_until = NULL, updated_at = ${at}
+          WHERE webhook_id = ${webhookId} AND status = 'pending'`
+
+    /** The registrations a new notification fans out to: those existing (and enabled) right now. */
+    const subscribers = (organizationId: number, type: string) =>
+      sql`SELECT id FROM webhooks
+          WHERE organization_id = ${organizationId} AND type = ${type} AND deleted_at IS NULL AND disabled_at IS NULL`.pipe(
+        Effect.map((rows) => rows.map((r) => Number(r["id"])))
+      )
+
+    const insertMessage = (row: { publicId: string; organizationId: number; type: string; payload: string; at: string }) =>
+      sql`INSERT INTO webhook_messages (public_id, organization_id, type, payload, created_at)
+          VALUES (${row.publicId}, ${row.organizationId}, ${row.type}, ${row.payload}, ${row.at}) RETURNING id`.pipe(
+        Effect.map((rows) => Number(rows[0]!["id"]))
+      )
+
+    const insertDelivery = (row: {
+      publicId: string
+      messageId: number
+      webhookId: number
+      organizationId: number
+      maxAttempts: number
+      dueAt: number
+      at: string
+    }) =>
+      sql`INSERT INTO webhook_deliveries
+            (public_id, message_id, webhook_id, organization_id, status, max_attempts, next_attempt_at, created_at, updated_at)
+          VALUES (${row.publicId}, ${row.messageId}, ${row.webhookId}, ${row.organizationId}, 'pending', ${row.maxAttempts},
+                  ${row.dueAt}, ${row.at}, ${row.at})`
+
+    /** Due deliveries not claimed by an attempt in progress, oldest due first. */
+    const due = (now: number, limit: number) =>
+      sql`SELECT id, webhook_id FROM webhook_deliveries
+          WHERE status = 'pending' AND next_attempt_at <= ${now} AND (claimed_until IS NULL OR claimed_until < ${now})
+          ORDER BY next_attempt_at, id LIMIT ${limit}`.pipe(
+        Effect.map((rows) => rows.map((r) => ({ id: Number(r["id"]), webhookId: Number(r["webhook_id"]) })))
+      )
+
+    /** When the next delivery not claimed by an attempt in progress is due. */
+    const nextDue = (now: number) =>
+      sql`SELECT min(next_attempt_at) AS at FROM webhook_deliveries
+          WHERE status = 'pending' AND (claimed_until IS NULL OR claimed_until < ${now})`.pipe(
+        Effect.map((rows) => (rows[0]?.["at"] == null ? null : Number(rows[0]["at"])))
+      )
+
+    const claim = (ids: ReadonlyArray<number>, until: number) =>
+      sql`UPDATE webhook_deliveries SET claimed_until = ${until}
+          WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) AND status = 'pending'`
+
+    /** Claims left by a previous process (a crash mid-attempt) are released at start. */
+    const releaseAllClaims = sql`UPDATE webhook_deliveries SET claimed_until = NULL WHERE claimed_until IS NOT NULL`
+
+    const release = (id: number) => sql`UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ${id}`
+
+    const attempt = SqlSchema.findOne({
+      Request: Schema.Number,
+      Result: AttemptRow,
+      execute: (id) =>
+        sql`SELECT d.id, d.status, d.attempts, d.max_attempts, d.webhook_id, w.url, w.secret, w.disabled_at, w.deleted_at,
+              m.public_id AS message_id, m.payload
+            FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
+            WHERE d.id = ${id}`
+    })
+
+    /** Records an attempt's outcome, unless the delivery was cancelled meanwhile. */
+    const record = (outcome: Outcome, at: string) =>
+      sql`UPDATE webhook_deliveries
+          SET status = ${outcome.status}, attempts = attempts + 1, last_status_code = ${outcome.statusCode},
+              last_error = ${outcome.error}, next_attempt_at = ${outcome.nextAttemptAt}, claimed_until = NULL,
+              updated_at = ${at}
+          WHERE id = ${outcome.deliveryId} AND status = 'pending'`
+
+    const cancel = (id: number, reason: string, at: string) =>
+      sql`UPDATE webhook_deliveries SET status = 'cancelled', last_error = ${reason}, next_attempt_at = NULL,
+            claimed_until = NULL, updated_at = ${at}
+          WHERE id = ${id} AND status = 'pending'`
+
+    const list = SqlSchema.findAll({
+      Request: Schema.Struct({
+        organizationId: Schema.Number,
+        status: Schema.NullOr(Schema.String),
+        limit: Schema.Number,
+        skip: Schema.Number
+      }),
+      Result: DeliveryListRow,
+      execute: ({ limit, organizationId, skip, status }) =>
+        sql`SELECT d.public_id, m.public_id AS message_id, m.type, w.url, d.status, d.attempts, d.last_status_code,
+              d.last_error, d.created_at, d.next_attempt_at, w.disabled_at, w.deleted_at
+            FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
+            WHERE d.organization_id = ${organizationId} ${status === null ? sql.literal("") : sql`AND d.status = ${status}`}
+            ORDER BY d.id DESC LIMIT ${limit} OFFSET ${skip}`
+    })
+
+    const count = (organizationId: number, status: string | null) =>
+      sql`SELECT count(*) AS n FROM webhook_deliveries
+          WHERE organization_id = ${organizationId} ${status === null ? sql.literal("") : sql`AND status = ${status}`}`.pipe(
+        Effect.map((rows) => Number(rows[0]!["n"]))
+      )
+
+    const byPublicId = (organizationId: number, publicId: string) =>
+      sql`SELECT id, status FROM webhook_deliveries WHERE organization_id = ${organizationId} AND public_id = ${publicId}`.pipe(
+        Effect.map((rows) => (rows.length === 0 ? undefined : { id: Number(rows[0]!["id"]), status: String(rows[0]!["status"]) }))
+      )
+
+    /** One more attempt, now. */
+    const retry = (id: number, now: number, at: string) =>
+      sql`UPDATE webhook_deliveries SET status = 'pending', max_attempts = attempts + 1, next_attempt_at = ${now},
+            claimed_until = NULL, updated_at = ${at}
+          WHERE id = ${id} AND status IN ('failed', 'cancelled')`
+
+    return {
+      active,
+      insert,
+      enable,
+      disable,
+      softDelete,
+      cancelPending,
+      subscribers,
+      insertMessage,
+      insertDelivery,
+      due,
+      nextDue,
+      claim,
+      releaseAllClaims,
+      release,
+      attempt,
+      record,
+      cancel,
+      list,
+      count,
+      byPublicId,
+      retry
+    } as const
+  })
+}) {}
