@@ -1,13 +1,10 @@
 /** The program's edge: every layer composed once. */
 import { HttpApiBuilder, HttpApiScalar, HttpMiddleware } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
+import { Layer } from "effect"
 import { Api } from "./Api.js"
 import { AccessLive } from "./Auth/AccessLive.js"
 import { Auth } from "./Auth/Auth.js"
 import { AuthHttp } from "./Auth/Http.js"
-import { AppConfig } from "./Config/AppConfig.js"
 import { Ids } from "./Domain/Ids.js"
 import { Events } from "./Events/Events.js"
 import { EventsHttp } from "./Events/Http.js"
@@ -26,6 +23,7 @@ import { CustomFields } from "./Persons/CustomFields.js"
 import { CustomFieldsHttp, PersonsHttp } from "./Persons/Http.js"
 import { LoggingLive } from "./Logging.js"
 import { Persons } from "./Persons/Persons.js"
+import { GracefulShutdownLive, NodeServerLive } from "./Shutdown.js"
 import { SqlLive } from "./Sql.js"
 import { DispatcherLive } from "./Webhooks/Dispatcher.js"
 import { WebhooksHttp } from "./Webhooks/Http.js"
@@ -80,10 +78,8 @@ export const AppLive = Layer.merge(HttpLive, DispatcherLive).pipe(
   Layer.provide(LoggingLive)
 )
 
-/** A Node `http.Server` on the configured host and port. */
-export const NodeServerLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+/** The service as `npm start` runs it: shut down gracefully before anything else closes. */
+export const MainLive = GracefulShutdownLive.pipe(
+  Layer.provideMerge(AppLive),
+  Layer.provideMerge(NodeServerLive)
 )
-
-/** The service as `npm start` runs it. */
-export const MainLive = AppLive.pipe(Layer.provideMerge(NodeServerLive))

@@ -33,7 +33,7 @@ const ClientLive = Layer.unwrapEffect(
  * is synchronous), so the settings hold for every statement: durable commits, a busy timeout for
  * a second process writing (the admin CLI beside the server), and a 32 MiB page cache.
  */
-const SchemaLive = Layer.effectDiscard(Effect.gen(function*() {
+const SchemaLive = Layer.scopedDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`PRAGMA foreign_keys = ON`
   yield* sql`PRAGMA busy_timeout = 5000`
@@ -41,6 +41,8 @@ const SchemaLive = Layer.effectDiscard(Effect.gen(function*() {
   yield* sql`PRAGMA cache_size = -32768`
   yield* sql`PRAGMA temp_store = MEMORY`
   yield* SqliteMigrator.run({ loader: SqliteMigrator.fromFileSystem(migrationsDirectory) })
+  // Closing: fold the write-ahead log back into the database file before the connection closes.
+  yield* Effect.addFinalizer(() => Effect.ignore(sql`PRAGMA wal_checkpoint(TRUNCATE)`))
 }).pipe(Effect.orDie))
 
 export const SqlLive = SchemaLive.pipe(

@@ -5,14 +5,14 @@ import { ConfigError, Console, Effect, Layer } from "effect"
 import { commands } from "./Cli/Commands.js"
 import { AppConfig, appConfig } from "./Config/AppConfig.js"
 import { describeConfigError } from "./Config/Env.js"
-import { Organizations } from "./Organizations/Organizations.js"
+import { ServicesLive } from "./Server.js"
 import { SqlLive } from "./Sql.js"
 
 const run = Command.run(commands, { name: "convene", version: "1.0.0" })
 
 const program = Effect.gen(function*() {
   const config = yield* appConfig
-  const services = Organizations.Default.pipe(
+  const services = ServicesLive.pipe(
     Layer.provideMerge(SqlLive),
     Layer.provide(Layer.succeed(AppConfig, config))
   )

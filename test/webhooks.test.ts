@@ -1,6 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
+// @ts-expect-error: a plain JavaScript example, tested as receivers would use it
+import { verify as exampleVerify } from "../examples/webhook-receiver.mjs"
 import { guardedLookup } from "../src/Webhooks/Destinations.js"
 import { createEvent, createPerson, expectError, expectStatus } from "./support/Fixtures.js"
 import { type Received, receiver } from "./support/Receiver.js"
@@ -159,6 +161,8 @@ layer(testServer(fast), { excludeTestServices: true })("webhooks (records varian
         for (const r of hook.received) {
           const type = r.path === "/person" ? "EventPerson" : r.path === "/list" ? "GuestList" : "Event"
           expect(verify(secrets[type], r)).toEqual(r.json)
+          expect(exampleVerify(secrets[type], r.headers, r.body)).toBe(true)
+          expect(exampleVerify(secrets[type], r.headers, r.body.replace("Launch", "Lunch"))).toBe(false)
           expect(r.headers["webhook-id"]).toMatch(/^msg_[0-9a-f]{32}$/)
           expect(r.headers["content-type"]).toBe("application/json")
           expect(() => verify(secrets[type === "Event" ? "GuestList" : "Event"], r)).toThrow()

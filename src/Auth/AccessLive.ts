@@ -1,5 +1,5 @@
 /** The access middleware's implementation: one gate, instantiated per required role. */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import type { Caller, Session } from "../Domain/Caller.js"
 import { atLeast, type Role } from "../Domain/Role.js"
@@ -42,7 +42,11 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
           Effect.succeed(HttpServerResponse.setHeaders(response, headers))
         )
         const meta = yield* Effect.serviceOption(RequestMeta)
-        if (Option.isSome(meta)) meta.value.callerId = callerKey
+        if (Option.isSome(meta)) {
+          meta.value.callerId = callerKey
+          const route = yield* Effect.serviceOption(HttpRouter.RouteContext)
+          if (Option.isSome(route)) meta.value.route = `${route.value.route.method} ${route.value.route.path}`
+        }
         if (!decision.allowed) return yield* RateLimited.after(decision.retryAfter)
       })
 

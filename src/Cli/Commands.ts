@@ -6,6 +6,8 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option, Redacted } from "effect"
 import { roles } from "../Domain/Role.js"
 import { Organizations } from "../Organizations/Organizations.js"
+import { backup } from "./Backup.js"
+import { demo } from "./Demo.js"
 
 const org = Options.text("org").pipe(Options.withDescription("The organization's slug"))
 
@@ -99,6 +101,8 @@ export const commands = Command.make("convene").pipe(
   Command.withSubcommands([
     Command.make("org").pipe(Command.withSubcommands([orgCreate])),
     Command.make("member").pipe(Command.withSubcommands([memberAdd, memberList])),
-    Command.make("token").pipe(Command.withSubcommands([tokenCreate, tokenList, tokenRevoke]))
+    Command.make("token").pipe(Command.withSubcommands([tokenCreate, tokenList, tokenRevoke])),
+    backup,
+    demo
   ])
 )

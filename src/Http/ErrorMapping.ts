@@ -23,15 +23,26 @@ import {
 
 export const MAX_BODY_BYTES = 1_048_576
 
+type ApiError =
+  | InvalidRequest
+  | Unauthorized
+  | Forbidden
+  | NotFound
+  | Conflict
+  | PayloadTooLarge
+  | IdempotencyKeyReused
+  | RateLimited
+  | Internal
+
 const apiErrors = [InvalidRequest, Unauthorized, Forbidden, NotFound, Conflict, PayloadTooLarge, IdempotencyKeyReused, RateLimited, Internal]
-const isApiError = (u: unknown) => apiErrors.some((E) => u instanceof E)
+const isApiError = (u: unknown): u is ApiError => apiErrors.some((E) => u instanceof E)
 
 const tooLarge = new PayloadTooLarge({ message: `The request body is over ${MAX_BODY_BYTES} bytes` })
 
 const withHeaders = (headers: Record<string, string>) =>
   HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
 
-const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<never, unknown> => {
+const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<never, ApiError> => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error = failure.value
@@ -50,7 +61,7 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<never, unknown> 
     }
     if (isApiError(error)) return Effect.fail(error)
   }
-  if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+  if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
   const defect = Cause.squash(cause)
   if (defect instanceof HttpServerError.RequestError && defect.reason === "Decode") {
     const message = defect.cause instanceof Error ? defect.cause.message : ""
@@ -72,5 +83,8 @@ export const ErrorMappingLive = HttpApiBuilder.middleware(Api, (app) =>
     return yield* app
   }).pipe(
     HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
-    Effect.catchAllCause(toApiError)
-  ) as any)
+    Effect.catchAllCause(toApiError),
+    // The API-level type lists only the errors every endpoint can answer; the others re-raised
+    // here come from endpoints that declare them, so the error encoder knows each of them.
+    (effect) => effect as Effect.Effect<HttpServerResponse.HttpServerResponse, InvalidRequest | NotFound | Internal>
+  ))

@@ -151,11 +151,17 @@ export class Internal extends Schema.TaggedError<Internal>()("Internal", fields)
   })
 }
 
+/**
+ * What a schema issue says, without the offending value: a client sent it and knows it, and the
+ * value may be a password or a token that must not travel back or into logs.
+ */
+const withoutValue = (message: string) => message.replace(/,\s*actual[\s\S]*$/, "").trim()
+
 /** A 400 listing every schema issue, paths joined with dots (`guests.3.personId`). */
 export const invalidFromIssues = (
   issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>
 ): InvalidRequest => {
-  const mapped = issues.map((issue) => new Issue({ path: issue.path.map(String).join("."), message: issue.message }))
+  const mapped = issues.map((issue) => new Issue({ path: issue.path.map(String).join("."), message: withoutValue(issue.message) }))
   const first = mapped[0]
   return new InvalidRequest({
     message: first === undefined ? "Invalid request" : first.path === "" ? first.message : `${first.path}: ${first.message}`,

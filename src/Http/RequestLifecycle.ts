@@ -20,7 +20,7 @@ export const requestLifecycle = <E, R>(app: HttpApp.Default<E, R>) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const incoming = request.headers["x-request-id"]
     const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : yield* (yield* Ids).uuid
-    const meta: RequestMetaShape = { requestId, callerId: undefined }
+    const meta: RequestMetaShape = { requestId, callerId: undefined, route: undefined }
     const started = yield* Clock.currentTimeNanos
     yield* HttpApp.appendPreResponseHandler((_, response) =>
       Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
@@ -34,6 +34,7 @@ export const requestLifecycle = <E, R>(app: HttpApp.Default<E, R>) =>
             requestId,
             callerId: meta.callerId ?? null,
             method: request.method,
+            route: meta.route ?? pathOf(request.url),
             path: pathOf(request.url),
             status: Exit.isSuccess(exit) ? exit.value.status : 500,
             durationMs: Number(ended - started) / 1e6

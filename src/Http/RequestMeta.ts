@@ -7,6 +7,8 @@ import { Context } from "effect"
 export interface RequestMetaShape {
   readonly requestId: string
   callerId: string | undefined
+  /** The matched route pattern, such as `GET /person/:id`. */
+  route: string | undefined
 }
 
 export class RequestMeta extends Context.Tag("Convene/RequestMeta")<RequestMeta, RequestMetaShape>() {}

@@ -1,0 +1,217 @@
+/**
+ * `convene demo`: a living organization in one command: a few hundred contacts with custom fields,
+ * past and upcoming events, guest lists with RSVP histories and check-ins, RSVP links, and a
+ * ticketed gala with purchases, refunds and a dispute. The data is made up, the same every time.
+ */
+import { Command, Options } from "@effect/cli"
+import { Clock, Console, Effect, Option, Redacted } from "effect"
+import type { Caller } from "../Domain/Caller.js"
+import { Ids } from "../Domain/Ids.js"
+import { Events } from "../Events/Events.js"
+import type { RsvpStatus } from "../Guests/Domain.js"
+import { GuestLists } from "../Guests/GuestLists.js"
+import { Organizations } from "../Organizations/Organizations.js"
+import { Payments } from "../Payments/Payments.js"
+import { CustomFields } from "../Persons/CustomFields.js"
+import { Persons } from "../Persons/Persons.js"
+
+const FIRST = ["Ada", "Grace", "Alan", "Maya", "Noah", "Lea", "Omar", "Ines", "Kenji", "Sofia", "Liam", "Amara", "Jonas", "Priya",
+  "Mateo", "Chloe", "Ravi", "Elena", "Tomas", "Hana", "Lucas", "Zoe", "Ibrahim", "Freya", "Diego", "Aiko", "Felix", "Nora",
+  "Samuel", "Yara", "Hugo", "Leila", "Oscar", "Mina", "Elias", "Clara"]
+const LAST = ["Lovelace", "Hopper", "Turing", "Okafor", "Schmidt", "Dubois", "Haddad", "Garcia", "Tanaka", "Rossi", "Murphy",
+  "Mensah", "Berg", "Sharma", "Lopez", "Martin", "Iyer", "Petrova", "Novak", "Kim", "Silva", "Wright", "Khan", "Larsen",
+  "Moreno", "Sato", "Weber", "Costa"]
+const COMPANIES = ["Riverside Bakery", "Northwind", "Blue Heron Books", "Civic Tech Lab", "Harbor Clinic", "Studio Nine", null, null]
+const POSITIONS = ["Owner", "Designer", "Teacher", "Engineer", "Nurse", "Volunteer", "Director", null]
+const CITIES = ["Riverside", "Lakeview", "Millbrook", "Oak Hill"]
+const INTERESTS = ["Music", "Theatre", "Painting", "Photography", "Dance"]
+const SIZES = ["S", "M", "L", "XL"]
+
+/** A small deterministic generator (mulberry32), so every demo is the same. */
+const generator = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+/** Midnight UTC of `today` plus `n` days, at `hour` o'clock UTC. */
+const dayFrom = (today: number) => (n: number, hour = 18) => {
+  const date = new Date(today)
+  date.setUTCHours(hour, 0, 0, 0)
+  date.setUTCDate(date.getUTCDate() + n)
+  return date
+}
+
+export const demo = Command.make(
+  "demo",
+  { org: Options.text("org").pipe(Options.withDefault("demo"), Options.withDescription("Slug of the demo organization")) },
+  ({ org }) =>
+    Effect.gen(function*() {
+      const organizations = yield* Organizations
+      const persons = yield* Persons
+      const customFields = yield* CustomFields
+      const events = yield* Events
+      const guestLists = yield* GuestLists
+      const payments = yield* Payments
+      const ids = yield* Ids
+      const random = generator(2026)
+      const days = dayFrom(yield* Clock.currentTimeMillis)
+      const pick = <A>(list: ReadonlyArray<A>) => list[Math.floor(random() * list.length)]!
+
+      if (Option.isSome(yield* organizations.find(org))) {
+        return yield* Effect.fail(new Error(`organization ${org} exists already; pass --org to load the demo under another slug`))
+      }
+      const organization = yield* organizations.create({ slug: org, name: "Riverside Community Arts (demo)" })
+      const password = Redacted.make(yield* ids.secret(12))
+      const adminEmail = `admin@${org}.example`
+      yield* organizations.addMember(organization, { email: adminEmail, password, firstName: "Demo", lastName: "Admin", role: "Super Admin" })
+      const { token, tokenId } = yield* organizations.createApiToken(organization.id, "demo")
+      const caller: Caller = {
+        organizationId: organization.id,
+        organizationSlug: organization.slug,
+        role: "Admin",
+        actor: { type: "apiKey", id: tokenId },
+        userId: Option.none(),
+        callerKey: `apiKey:${tokenId}`
+      }
+
+      // Custom fields and 320 contacts
+      const size = yield* customFields.create(organization.id, { fieldName: "T-shirt size", fieldType: "text" })
+      const hours = yield* customFields.create(organization.id, { fieldName: "Volunteer hours", fieldType: "number" })
+      const interests = yield* customFields.create(organization.id, {
+        fieldName: "Interests",
+        fieldType: "multiselect",
+        options: INTERESTS.map((value, i) => ({ value, color: ["#e4572e", "#29335c", "#f3a712", "#669bbc", "#a8c686"][i]! }))
+      })
+      const personIds: Array<string> = []
+      for (let i = 0; i < 320; i++) {
+        const firstName = pick(FIRST)
+        const lastName = pick(LAST)
+        const company = pick(COMPANIES)
+        const position = pick(POSITIONS)
+        const { personId } = yield* persons.create(caller, {
+          firstName,
+          lastName,
+          email: `${firstName}.${lastName}.${i}@example.org`.toLowerCase(),
+          city: pick(CITIES),
+          ...(company === null ? {} : { company }),
+          ...(position === null ? {} : { position }),
+          ...(random() < 0.7 ? { phone: `+1 555 ${String(1000 + i).padStart(4, "0")}` } : {})
+        })
+        personIds.push(personId)
+        if (random() < 0.6) {
+          yield* persons.update(caller, personId, {
+            personId,
+            customFields: [{ fieldId: size.fieldId, value: pick(SIZES) }, { fieldId: hours.fieldId, value: Math.floor(random() * 40) }],
+            customFieldMultiselect: INTERESTS.filter(() => random() < 0.3).map((value) => ({ fieldId: interests.fieldId, value })),
+            ...(random() < 0.5 ? { smsConsent: random() < 0.8 ? "optedIn" as const : "optedOut" as const } : {})
+          }).pipe(Effect.catchTag("InvalidRequest", () => Effect.void))
+        }
+      }
+      const sample = (n: number) => [...personIds].sort(() => random() - 0.5).slice(0, n)
+      const invite = (eventId: string, guests: ReadonlyArray<string>) =>
+        guestLists.add(caller, eventId, guests.map((personId) => ({ personId })))
+      const answer = (eventId: string, updates: ReadonlyArray<{ personId: string; rsvpStatus?: RsvpStatus; attendanceStatus?: "Attended" | "No Show" }>) =>
+        updates.length === 0 ? Effect.void : Effect.asVoid(guestLists.update(caller, eventId, updates))
+      const rsvp = (): RsvpStatus => {
+        const r = random()
+        return r < 0.6 ? "Accepted" : r < 0.8 ? "Declined" : "Maybe"
+      }
+
+      // A past open-studios day with check-ins
+      const studios = yield* events.create(caller, {
+        name: "Spring Open Studios",
+        primaryDate: days(-40, 10).toISOString(),
+        timezone: "America/New_York",
+        locationName: "Riverside Arts Center",
+        locationAddress: "12 Mill Street",
+        locationCity: "Riverside",
+        rsvpDescription: "Artists open their studios for a day.\nFamilies welcome.",
+        eventTags: ["studios", "family"]
+      })
+      const studioGuests = sample(120)
+      yield* invite(studios.eventId, studioGuests)
+      yield* answer(studios.eventId, studioGuests.map((personId) => ({ personId, rsvpStatus: rsvp() })))
+      yield* answer(studios.eventId, studioGuests.map((personId) => ({ personId, attendanceStatus: random() < 0.75 ? "Attended" : "No Show" })))
+
+      // An upcoming concert with RSVP questions, custom columns and RSVP links
+      const concert = yield* events.create(caller, {
+        name: "Summer Concert in the Park",
+        primaryDate: days(30, 19).toISOString(),
+        timezone: "America/New_York",
+        isPublic: true,
+        locationName: "Oak Hill Park Bandstand",
+        locationCity: "Oak Hill",
+        virtualLocations: [{ url: "https://stream.example.org/summer-concert", sourceType: "livestream" }],
+        images: [{ type: "headerImg", url: "https://images.example.org/concert-header.jpg" }],
+        rsvpDescription: "An evening of local bands.\r\nBring a blanket!",
+        linkPreviewDescription: "Free summer concert with local bands in Oak Hill Park.",
+        featuredImage: "https://images.example.org/concert-featured.jpg",
+        capacityEnabled: true,
+        capacity: 250,
+        rsvpQuestions: [{ title: "How many children are coming?" }, { title: "Can you help set up?", description: "From 4pm" }],
+        customColumns: ["Table", "Volunteer shift"]
+      })
+      const concertGuests = sample(200)
+      yield* invite(concert.eventId, concertGuests)
+      yield* answer(concert.eventId, concertGuests.map((personId) => ({ personId, rsvpStatus: rsvp() })))
+      yield* answer(concert.eventId, concertGuests.filter(() => random() < 0.25).map((personId) => ({ personId, rsvpStatus: rsvp() })))
+      yield* Effect.asVoid(guestLists.update(caller, concert.eventId, concertGuests.slice(0, 12).map((personId, i) => ({
+        personId,
+        customColumns: { "Volunteer shift": i % 2 === 0 ? "Setup" : "Cleanup" },
+        dietaryRestrictions: i % 3 === 0 ? ["vegetarian"] : null
+      }))))
+      yield* guestLists.search(caller, concert.eventId, { personIds: concertGuests.slice(0, 50).join(","), limit: 50, generateRsvpLinks: true })
+
+      // A small workshop at capacity, with a waitlist
+      const workshop = yield* events.create(caller, {
+        name: "Pottery Workshop",
+        primaryDate: days(45, 14).toISOString(),
+        timezone: "America/New_York",
+        locationName: "Clay Studio",
+        capacityEnabled: true,
+        capacity: 20
+      })
+      const workshopGuests = sample(26)
+      yield* invite(workshop.eventId, workshopGuests)
+      yield* answer(workshop.eventId, workshopGuests.map((personId, i) => ({ personId, rsvpStatus: i < 20 ? "Accepted" as const : "Waitlisted" as const })))
+
+      // A ticketed gala with purchases, refunds and a dispute
+      const gala = yield* events.create(caller, {
+        name: "Annual Gala",
+        primaryDate: days(75, 19).toISOString(),
+        timezone: "America/New_York",
+        locationName: "Grand Hall",
+        ticketingEnabled: true,
+        rsvpDescription: "Our yearly fundraiser."
+      })
+      const galaGuests = sample(80)
+      yield* invite(gala.eventId, galaGuests)
+      yield* answer(gala.eventId, galaGuests.map((personId) => ({ personId, rsvpStatus: "Accepted" })))
+      const purchases: Array<{ purchaseId: string; items: ReadonlyArray<{ itemId: string; total: number }> }> = []
+      for (let i = 0; i + 1 < 60; i += 2) {
+        const couple = i % 10 === 0
+        const guests = couple ? [galaGuests[i]!, galaGuests[i + 1]!] : [galaGuests[i]!]
+        purchases.push(yield* payments.purchase(caller, gala.eventId, {
+          items: [
+            ...guests.map((personId) => ({ personId, type: "TICKET", subtotal: 12000, tax: 960, serviceFee: 350, ...(i === 4 ? { promoCode: "EARLYBIRD" } : {}) })),
+            ...(random() < 0.4 ? [{ personId: guests[0]!, type: "DONATION", subtotal: 2500 + Math.floor(random() * 10) * 500, tax: 0, serviceFee: 0 }] : [])
+          ]
+        }))
+      }
+      for (const item of purchases[1]!.items) {
+        yield* payments.refund(caller, gala.eventId, purchases[1]!.purchaseId, { amount: item.total, itemId: item.itemId })
+      }
+      yield* payments.refund(caller, gala.eventId, purchases[2]!.purchaseId, { amount: 5000 })
+      yield* payments.dispute(caller, gala.eventId, purchases[3]!.purchaseId)
+
+      yield* Console.log([
+        `Loaded the demo organization "${organization.slug}": 320 contacts, 4 events, guest lists with RSVP histories,`,
+        "check-ins, RSVP links and a ticketed gala with purchases, refunds and a dispute.",
+        `  Super Admin: ${adminEmail} / ${Redacted.value(password)}`,
+        `  API token:   ${Redacted.value(token)}`,
+        `  Try: curl -H "x-api-key: ${Redacted.value(token)}" http://localhost:3000/event?showOrganizationEvents=true`
+      ].join("\n"))
+    })
+).pipe(Command.withDescription("Load a demo organization with contacts, events, guest lists and payments"))

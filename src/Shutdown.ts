@@ -1,0 +1,68 @@
+/**
+ * The HTTP listener and graceful shutdown. On SIGTERM or SIGINT the runtime closes the layers in
+ * reverse order; this layer is built last, so it runs first: readiness turns to 503, the listener
+ * stops accepting, requests in flight finish (idle keep-alive connections are closed as they go
+ * idle), and only after the grace period are the remaining connections cut. Then the webhook
+ * dispatcher drains its attempts, and the database is checkpointed and closed.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
+import { createServer, type Server } from "node:http"
+import { AppConfig } from "./Config/AppConfig.js"
+import { Readiness } from "./Ops/Readiness.js"
+
+export interface Listener {
+  readonly server: Server
+  /** Requests received whose response has not finished yet. */
+  readonly inFlight: () => number
+}
+
+export class HttpListener extends Context.Tag("Convene/HttpListener")<HttpListener, Listener>() {}
+
+const STARTING = JSON.stringify({ message: "The service is starting; retry in a moment", code: "unavailable" })
+
+/**
+ * A Node `http.Server` on the configured host and port, counting the requests in flight. The
+ * socket listens before the application is built (its address is part of the configuration the
+ * application reads); a request that arrives before the application's handler is attached is
+ * answered 503 with `Retry-After`, rather than left without an answer.
+ */
+export const NodeServerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
+  const server = createServer()
+  server.keepAliveTimeout = 65_000
+  let active = 0
+  server.on("request", (_, response) => {
+    active++
+    response.once("close", () => active--)
+    if (server.listenerCount("request") === 1) {
+      response.writeHead(503, { "content-type": "application/json", "retry-after": "1" }).end(STARTING)
+    }
+  })
+  return Layer.merge(
+    NodeHttpServer.layer(() => server, { port: config.port, host: config.host }),
+    Layer.succeed(HttpListener, { server, inFlight: () => active })
+  )
+}))
+
+export const GracefulShutdownLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const { server, inFlight } = yield* HttpListener
+  const readiness = yield* Readiness
+  const { shutdownGracePeriod } = yield* AppConfig
+  yield* Effect.addFinalizer(() =>
+    Effect.gen(function*() {
+      const started = yield* Clock.currentTimeMillis
+      yield* readiness.drain
+      yield* Effect.logInfo("Shutting down: finishing requests in flight").pipe(Effect.annotateLogs({ inFlight: inFlight() }))
+      server.close()
+      yield* Effect.sync(() => server.closeIdleConnections()).pipe(
+        Effect.repeat({ until: () => inFlight() === 0, schedule: Schedule.spaced(Duration.millis(10)) }),
+        Effect.timeout(shutdownGracePeriod),
+        Effect.ignore
+      )
+      const left = inFlight()
+      server.closeAllConnections()
+      const took = (yield* Clock.currentTimeMillis) - started
+      yield* Effect.logInfo("HTTP listener closed").pipe(Effect.annotateLogs({ cutRequests: left, durationMs: took }))
+    })
+  )
+}))
