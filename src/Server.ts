@@ -2,7 +2,7 @@
 import { HttpApiBuilder, HttpApiScalar, HttpMiddleware } from "@effect/platform"
 import { Layer } from "effect"
 import { Api } from "./Api.js"
-import { AccessLive } from "./Auth/AccessLive.js"
+import { AccessLive, Gate } from "./Auth/AccessLive.js"
 import { Auth } from "./Auth/Auth.js"
 import { AuthHttp } from "./Auth/Http.js"
 import { Ids } from "./Domain/Ids.js"
@@ -23,6 +23,9 @@ import { CustomFields } from "./Persons/CustomFields.js"
 import { CustomFieldsHttp, PersonsHttp } from "./Persons/Http.js"
 import { LoggingLive } from "./Logging.js"
 import { Persons } from "./Persons/Persons.js"
+import { PublicOrigin } from "./PublicOrigin.js"
+import { RsvpRoutesLive } from "./Rsvp/Routes.js"
+import { Rsvp } from "./Rsvp/Rsvp.js"
 import { GracefulShutdownLive, NodeServerLive } from "./Shutdown.js"
 import { SqlLive } from "./Sql.js"
 import { DispatcherLive } from "./Webhooks/Dispatcher.js"
@@ -39,6 +42,8 @@ export const ServicesLive = Layer.mergeAll(
   GuestLists.Default,
   Payments.Default,
   Registrations.Default,
+  Rsvp.Default,
+  PublicOrigin.Default,
   Readiness.Default,
   Ids.Default
 )
@@ -64,6 +69,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+  Layer.provide(RsvpRoutesLive.pipe(Layer.provide(Gate.Default))),
   Layer.provide(ErrorMappingLive),
   Layer.provide(ApiLive),
   Layer.provide(ServicesLive),

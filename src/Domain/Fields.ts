@@ -1,6 +1,12 @@
 /** Field schemas shared by payloads: strings are trimmed (CONTRACT §3) and bounded. */
 import { Schema } from "effect"
 
+/**
+ * An optional key of a JSON payload: absent, or present with a value (JSON has no undefined),
+ * so a wrong value is reported once, at its own path.
+ */
+export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
 /** A trimmed string of at most `max` characters (may be empty). */
 export const Text = (max = 500) => Schema.Trim.pipe(Schema.maxLength(max, { message: () => `must be at most ${max} characters` }))
 
@@ -38,4 +44,4 @@ export const HttpUrl = Schema.Trim.pipe(
 ).annotations({ identifier: "HttpUrl" })
 
 /** An optional string field that may also be sent as null (both leave or clear the value). */
-export const OptionalText = (max = 500) => Schema.optional(Schema.NullOr(Text(max)))
+export const OptionalText = (max = 500) => optional(Schema.NullOr(Text(max)))

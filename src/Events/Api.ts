@@ -1,16 +1,17 @@
 /** The event endpoints (reference "Events", CONTRACT §6). */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { optional } from "../Domain/Fields.js"
 import { AdminAccess, ViewerAccess } from "../Auth/Access.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
 import { BooleanParam, Limit, Skip } from "../Http/Params.js"
 import { CreateEvent, Event, UpdateEvent } from "./Domain.js"
 
 const ListParams = Schema.Struct({
-  limit: Schema.optional(Limit),
-  skip: Schema.optional(Skip),
-  includePastEvents: Schema.optional(BooleanParam),
-  showOrganizationEvents: Schema.optional(BooleanParam)
+  limit: optional(Limit),
+  skip: optional(Skip),
+  includePastEvents: optional(BooleanParam),
+  showOrganizationEvents: optional(BooleanParam)
 })
 const EventList = Schema.Struct({ events: Schema.Array(Event) })
 const IdPath = Schema.Struct({ id: Schema.String })

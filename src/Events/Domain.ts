@@ -1,6 +1,6 @@
 /** Events as the API shows and takes them (reference "Event", CONTRACT §6). */
 import { Schema } from "effect"
-import { HttpUrl, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+import { HttpUrl, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
 
 export const VirtualLocation = Schema.Struct({
@@ -81,21 +81,21 @@ export const Slug = Schema.Trim.pipe(
 ).annotations({ identifier: "Slug" })
 
 const VirtualLocationInput = Schema.Struct({
-  url: Schema.optional(Schema.NullOr(Text(2048))),
-  password: Schema.optional(Schema.NullOr(Text(200))),
-  phoneNumber: Schema.optional(Schema.NullOr(Text(50))),
-  sourceType: Schema.optional(Schema.NullOr(Text(100)))
+  url: optional(Schema.NullOr(Text(2048))),
+  password: optional(Schema.NullOr(Text(200))),
+  phoneNumber: optional(Schema.NullOr(Text(50))),
+  sourceType: optional(Schema.NullOr(Text(100)))
 })
 
 const RsvpQuestionInput = Schema.Struct({
   title: RequiredText(300),
-  description: Schema.optional(Schema.NullOr(Text(2000)))
+  description: optional(Schema.NullOr(Text(2000)))
 })
 
 const eventFields = {
-  timezone: Schema.optional(TimeZone),
-  primarySlug: Schema.optional(Schema.NullOr(Slug)),
-  isPublic: Schema.optional(Schema.Boolean),
+  timezone: optional(TimeZone),
+  primarySlug: optional(Schema.NullOr(Slug)),
+  isPublic: optional(Schema.Boolean),
   locationName: OptionalText(),
   locationAddress: OptionalText(),
   locationApartment: OptionalText(),
@@ -104,19 +104,19 @@ const eventFields = {
   locationPostalCode: OptionalText(50),
   locationCountry: OptionalText(),
   locationPhoneNumber: OptionalText(50),
-  locationWebsite: Schema.optional(Schema.NullOr(HttpUrl)),
-  virtualLocations: Schema.optional(Schema.Array(VirtualLocationInput).pipe(Schema.maxItems(20))),
-  eventTags: Schema.optional(Schema.Array(RequiredText(100)).pipe(Schema.maxItems(100))),
-  images: Schema.optional(Schema.Array(Schema.Struct({ type: RequiredText(50), url: HttpUrl })).pipe(Schema.maxItems(50))),
-  rsvpDescription: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(20_000)))),
-  linkPreviewDescription: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(2_000)))),
-  featuredImage: Schema.optional(Schema.NullOr(HttpUrl)),
-  capacityEnabled: Schema.optional(Schema.Boolean),
-  capacity: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.between(0, 10_000_000)))),
-  ticketingEnabled: Schema.optional(Schema.Boolean),
-  rsvpQuestions: Schema.optional(Schema.Array(RsvpQuestionInput).pipe(Schema.maxItems(50))),
-  customColumns: Schema.optional(Schema.Array(RequiredText(100)).pipe(Schema.maxItems(50))),
-  hostUserIds: Schema.optional(Schema.Array(Schema.String).pipe(Schema.maxItems(100)))
+  locationWebsite: optional(Schema.NullOr(HttpUrl)),
+  virtualLocations: optional(Schema.Array(VirtualLocationInput).pipe(Schema.maxItems(20))),
+  eventTags: optional(Schema.Array(RequiredText(100)).pipe(Schema.maxItems(100))),
+  images: optional(Schema.Array(Schema.Struct({ type: RequiredText(50), url: HttpUrl })).pipe(Schema.maxItems(50))),
+  rsvpDescription: optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(20_000)))),
+  linkPreviewDescription: optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(2_000)))),
+  featuredImage: optional(Schema.NullOr(HttpUrl)),
+  capacityEnabled: optional(Schema.Boolean),
+  capacity: optional(Schema.NullOr(Schema.Int.pipe(Schema.between(0, 10_000_000)))),
+  ticketingEnabled: optional(Schema.Boolean),
+  rsvpQuestions: optional(Schema.Array(RsvpQuestionInput).pipe(Schema.maxItems(50))),
+  customColumns: optional(Schema.Array(RequiredText(100)).pipe(Schema.maxItems(50))),
+  hostUserIds: optional(Schema.Array(Schema.String).pipe(Schema.maxItems(100)))
 }
 
 export const CreateEvent = Schema.Struct({
@@ -127,8 +127,8 @@ export const CreateEvent = Schema.Struct({
 export type CreateEvent = typeof CreateEvent.Type
 
 export const UpdateEvent = Schema.Struct({
-  name: Schema.optional(RequiredText(300)),
-  primaryDate: Schema.optional(DateTimeWithOffset),
+  name: optional(RequiredText(300)),
+  primaryDate: optional(DateTimeWithOffset),
   ...eventFields
 }).annotations({ identifier: "UpdateEvent" })
 export type UpdateEvent = typeof UpdateEvent.Type

@@ -53,6 +53,12 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
         sql`SELECT * FROM events WHERE public_id = ${publicId} AND organization_id = ${organizationId}`
     })
 
+    const byId = SqlSchema.findOne({
+      Request: Schema.Number,
+      Result: EventRow,
+      execute: (id) => sql`SELECT * FROM events WHERE id = ${id}`
+    })
+
     const bySlug = SqlSchema.findOne({
       Request: Schema.String,
       Result: EventRow,
@@ -131,6 +137,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
           Effect.map((rows) => new Map(rows.map((r) => [String(r["public_id"]), Number(r["id"])])))
         )
 
-    return { byPublicId, bySlug, list, slugTaken, insert, update, hosts, setHosts, memberIds } as const
+    return { byPublicId, byId, bySlug, list, slugTaken, insert, update, hosts, setHosts, memberIds } as const
   })
 }) {}

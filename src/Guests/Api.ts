@@ -1,6 +1,7 @@
 /** The guest-list endpoints (reference "Events" table and rules, CONTRACT §7). */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { optional } from "../Domain/Fields.js"
 import { TeamMemberAccess, ViewerAccess } from "../Auth/Access.js"
 import { NotFound, PayloadTooLarge } from "../Http/Errors.js"
 import { BooleanParam, Limit, Skip } from "../Http/Params.js"
@@ -22,12 +23,12 @@ export class GuestsApi extends HttpApiGroup.make("guests")
     HttpApiEndpoint.get("search", "/event/:id/guestlist/search")
       .setPath(IdPath)
       .setUrlParams(Schema.Struct({
-        personIds: Schema.optional(Schema.String.annotations({ description: "Comma-separated, at most 50" })),
-        email: Schema.optional(Schema.String),
-        name: Schema.optional(Schema.String),
-        limit: Schema.optional(Limit),
-        skip: Schema.optional(Skip),
-        generateRsvpLinks: Schema.optional(BooleanParam)
+        personIds: optional(Schema.String.annotations({ description: "Comma-separated, at most 50" })),
+        email: optional(Schema.String),
+        name: optional(Schema.String),
+        limit: optional(Limit),
+        skip: optional(Skip),
+        generateRsvpLinks: optional(BooleanParam)
       }))
       .addSuccess(Schema.Struct({ guests: Schema.Array(Guest), total: Schema.Int, limit: Schema.Int, skip: Schema.Int }))
       .addError(NotFound.Wire)

@@ -1,6 +1,6 @@
 /** Guests, the event-person links (reference "Guest", CONTRACT §7). */
 import { Schema } from "effect"
-import { Email, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+import { Email, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 
 export const RsvpStatus = Schema.Literal("Invited", "Accepted", "Declined", "Maybe", "Waitlisted")
 export type RsvpStatus = typeof RsvpStatus.Type
@@ -82,14 +82,14 @@ export const Guest = Schema.Struct({
 export type Guest = typeof Guest.Type
 
 export const NewGuest = Schema.Struct({
-  personId: Schema.optional(RequiredText(100)),
-  firstName: Schema.optional(RequiredText(200)),
-  lastName: Schema.optional(RequiredText(200)),
-  email: Schema.optional(Email),
+  personId: optional(RequiredText(100)),
+  firstName: optional(RequiredText(200)),
+  lastName: optional(RequiredText(200)),
+  email: optional(Email),
   phoneNumber: OptionalText(50),
   company: OptionalText(),
   position: OptionalText(),
-  notes: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(5000))))
+  notes: optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(5000))))
 }).pipe(
   Schema.filter((guest) => {
     if (guest.personId !== undefined) return true
@@ -101,11 +101,11 @@ export type NewGuest = typeof NewGuest.Type
 
 export const GuestUpdate = Schema.Struct({
   personId: RequiredText(100),
-  rsvpStatus: Schema.optional(RsvpStatus),
-  attendanceStatus: Schema.optional(Schema.NullOr(AttendanceStatus)),
-  dietaryRestrictions: Schema.optional(Schema.NullOr(Schema.Array(RequiredText(100)).pipe(Schema.maxItems(50)))),
-  rsvpNote: Schema.optional(Schema.NullOr(Text(5000))),
-  customColumns: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.NullOr(ColumnValue) }))
+  rsvpStatus: optional(RsvpStatus),
+  attendanceStatus: optional(Schema.NullOr(AttendanceStatus)),
+  dietaryRestrictions: optional(Schema.NullOr(Schema.Array(RequiredText(100)).pipe(Schema.maxItems(50)))),
+  rsvpNote: optional(Schema.NullOr(Text(5000))),
+  customColumns: optional(Schema.Record({ key: Schema.String, value: Schema.NullOr(ColumnValue) }))
 }).annotations({ identifier: "GuestUpdate" })
 export type GuestUpdate = typeof GuestUpdate.Type
 

@@ -214,9 +214,28 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
             ORDER BY e.primary_date, g.id`
     })
 
+    /** The active guest an invite token belongs to, on the event with that public slug. */
+    const byInvite = (slug: string, token: string) =>
+      sql`SELECT g.id AS gid, g.event_id FROM invites i
+          JOIN event_guests g ON g.id = i.event_guest_id JOIN events e ON e.id = g.event_id
+          WHERE i.token = ${token} AND e.slug = ${slug} AND g.removed_at IS NULL`.pipe(
+        Effect.map((rows) =>
+          rows.length === 0 ? undefined : { guestId: Number(rows[0]!["gid"]), eventId: Number(rows[0]!["event_id"]) }
+        )
+      )
+
+    /** Guests holding a place (Accepted), other than one. */
+    const acceptedOthers = (eventId: number, guestId: number) =>
+      sql`SELECT count(*) AS n FROM event_guests
+          WHERE event_id = ${eventId} AND removed_at IS NULL AND rsvp_status = 'Accepted' AND id != ${guestId}`.pipe(
+        Effect.map((rows) => Number(rows[0]!["n"]))
+      )
+
     return {
       ofEvent,
       eventsOfPerson,
+      byInvite,
+      acceptedOthers,
       historyOfEvent,
       byIds,
       historyByIds,

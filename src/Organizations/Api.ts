@@ -2,7 +2,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AdminAccess, SuperAdminAccess } from "../Auth/Access.js"
-import { Email, RequiredText } from "../Domain/Fields.js"
+import { Email, optional, RequiredText } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
 
@@ -28,8 +28,8 @@ export const NewMemberJson = Schema.Struct({
     Schema.minLength(8, { message: () => "must be at least 8 characters" }),
     Schema.maxLength(1024)
   )),
-  firstName: Schema.optional(Schema.NullOr(RequiredText(200))),
-  lastName: Schema.optional(Schema.NullOr(RequiredText(200))),
+  firstName: optional(Schema.NullOr(RequiredText(200))),
+  lastName: optional(Schema.NullOr(RequiredText(200))),
   role: Role
 }).annotations({ identifier: "NewMember" })
 

@@ -1,10 +1,10 @@
 import { Schema } from "effect"
-import { RequiredText } from "../Domain/Fields.js"
+import { optional, RequiredText } from "../Domain/Fields.js"
 
 const Cents = Schema.Int.pipe(Schema.between(0, 100_000_000_00, { message: () => "must be a whole number of cents from 0" }))
 
 export const NewPurchase = Schema.Struct({
-  invoiceNumber: Schema.optional(RequiredText(100)),
+  invoiceNumber: optional(RequiredText(100)),
   items: Schema.Array(Schema.Struct({
     personId: RequiredText(100),
     type: Schema.Trim.pipe(Schema.pattern(/^[A-Z][A-Z0-9_]{0,49}$/, {
@@ -13,7 +13,7 @@ export const NewPurchase = Schema.Struct({
     subtotal: Cents,
     tax: Cents,
     serviceFee: Cents,
-    promoCode: Schema.optional(Schema.NullOr(RequiredText(100)))
+    promoCode: optional(Schema.NullOr(RequiredText(100)))
   })).pipe(Schema.minItems(1), Schema.maxItems(500))
 }).annotations({ identifier: "NewPurchase" })
 export type NewPurchase = typeof NewPurchase.Type
@@ -35,6 +35,6 @@ export const PurchaseJson = Schema.Struct({
 
 export const NewRefund = Schema.Struct({
   amount: Schema.Int.pipe(Schema.greaterThan(0, { message: () => "must be a positive whole number of cents" })),
-  itemId: Schema.optional(Schema.String)
+  itemId: optional(Schema.String)
 }).annotations({ identifier: "NewRefund" })
 export type NewRefund = typeof NewRefund.Type

@@ -1,6 +1,7 @@
 /** The persons endpoints (reference "Persons", CONTRACT §5). */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { optional } from "../Domain/Fields.js"
 import { TeamMemberAccess, ViewerAccess, AdminAccess } from "../Auth/Access.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
 import { BooleanParam, Limit, Skip } from "../Http/Params.js"
@@ -21,7 +22,7 @@ export const BulkResult = Schema.Union(
 export class PersonsApi extends HttpApiGroup.make("persons")
   .add(
     HttpApiEndpoint.get("list", "/person")
-      .setUrlParams(Schema.Struct({ limit: Schema.optional(Limit), skip: Schema.optional(Skip) }))
+      .setUrlParams(Schema.Struct({ limit: optional(Limit), skip: optional(Skip) }))
       .addSuccess(Schema.Struct({ persons: Schema.Array(Person) }))
       .middleware(ViewerAccess)
       .annotate(OpenApi.Summary, "List active persons, in creation order")
@@ -29,11 +30,11 @@ export class PersonsApi extends HttpApiGroup.make("persons")
   .add(
     HttpApiEndpoint.get("search", "/person/search")
       .setUrlParams(Schema.Struct({
-        query: Schema.optional(Schema.String),
-        email: Schema.optional(Schema.String),
-        includeArchived: Schema.optional(BooleanParam),
-        limit: Schema.optional(Limit),
-        skip: Schema.optional(Skip)
+        query: optional(Schema.String),
+        email: optional(Schema.String),
+        includeArchived: optional(BooleanParam),
+        limit: optional(Limit),
+        skip: optional(Skip)
       }))
       .addSuccess(Schema.Struct({
         persons: Schema.Array(Person),

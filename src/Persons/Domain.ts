@@ -1,6 +1,6 @@
 /** Persons (contacts) as the API shows and takes them. */
 import { Schema } from "effect"
-import { DateOnly, Email, HttpUrl, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+import { DateOnly, Email, HttpUrl, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 
 export const FieldType = Schema.Literal("text", "number", "multiselect")
 export type FieldType = typeof FieldType.Type
@@ -46,7 +46,7 @@ export const EventHistoryEntry = Schema.Struct({
   attendance: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "EventHistoryEntry" })
 
-const optional = Schema.optionalWith(Schema.String, { exact: true })
+const optionalString = Schema.optionalWith(Schema.String, { exact: true })
 
 /** A person in lists and search results. Unset profile fields are left out. */
 export const Person = Schema.Struct({
@@ -54,16 +54,16 @@ export const Person = Schema.Struct({
   firstName: Schema.String,
   lastName: Schema.String,
   email: Schema.String,
-  profilePicture: optional,
-  company: optional,
-  position: optional,
-  birthday: optional,
-  address: optional,
-  apartment: optional,
-  city: optional,
-  state: optional,
-  country: optional,
-  postalCode: optional,
+  profilePicture: optionalString,
+  company: optionalString,
+  position: optionalString,
+  birthday: optionalString,
+  address: optionalString,
+  apartment: optionalString,
+  city: optionalString,
+  state: optionalString,
+  country: optionalString,
+  postalCode: optionalString,
   phone: Schema.NullOr(Schema.String),
   archived: Schema.Boolean,
   customFields: Schema.Record({ key: Schema.String, value: CustomFieldValue })
@@ -73,7 +73,7 @@ export type Person = typeof Person.Type
 /** One person with everything: `GET /person/:id`. */
 export const PersonDetail = Schema.Struct({
   ...Person.fields,
-  contextNote: optional,
+  contextNote: optionalString,
   customFieldsDetailed: Schema.Array(CustomFieldDetailed),
   eventHistory: Schema.Array(EventHistoryEntry)
 }).annotations({ identifier: "PersonDetail" })
@@ -89,7 +89,7 @@ export const CreatePerson = Schema.Struct({
   company: OptionalText(),
   position: OptionalText(),
   phone: OptionalText(50),
-  birthday: Schema.optional(Schema.NullOr(DateOnly)),
+  birthday: optional(Schema.NullOr(DateOnly)),
   address: OptionalText(),
   apartment: OptionalText(),
   city: OptionalText(),
@@ -97,15 +97,15 @@ export const CreatePerson = Schema.Struct({
   country: OptionalText(),
   postalCode: OptionalText(50),
   contextNote: OptionalText(5000),
-  profilePicture: Schema.optional(Schema.NullOr(HttpUrl))
+  profilePicture: optional(Schema.NullOr(HttpUrl))
 }).annotations({ identifier: "CreatePerson" })
 export type CreatePerson = typeof CreatePerson.Type
 
 const ScalarValue = Schema.NullOr(Schema.Union(Schema.String, Schema.Number))
 
 export const CustomFieldEntry = Schema.Struct({
-  fieldId: Schema.optional(Schema.String),
-  fieldName: Schema.optional(Schema.String),
+  fieldId: optional(Schema.String),
+  fieldName: optional(Schema.String),
   value: ScalarValue
 })
 
@@ -123,14 +123,14 @@ export const MultiselectEntry = Schema.Struct({
 
 export const UpdatePerson = Schema.Struct({
   personId: Schema.String,
-  firstName: Schema.optional(RequiredText(200)),
-  lastName: Schema.optional(RequiredText(200)),
-  email: Schema.optional(Email),
-  phoneNumber: Schema.optional(Schema.NullOr(Text(50))),
-  smsConsent: Schema.optional(SmsConsentValue),
+  firstName: optional(RequiredText(200)),
+  lastName: optional(RequiredText(200)),
+  email: optional(Email),
+  phoneNumber: optional(Schema.NullOr(Text(50))),
+  smsConsent: optional(SmsConsentValue),
   company: OptionalText(),
   position: OptionalText(),
-  birthday: Schema.optional(Schema.NullOr(Schema.Union(DateOnly, Schema.Literal("")))),
+  birthday: optional(Schema.NullOr(Schema.Union(DateOnly, Schema.Literal("")))),
   address: OptionalText(),
   apartment: OptionalText(),
   city: OptionalText(),
@@ -138,16 +138,16 @@ export const UpdatePerson = Schema.Struct({
   country: OptionalText(),
   postalCode: OptionalText(50),
   contextNote: OptionalText(5000),
-  profilePicture: Schema.optional(Schema.NullOr(Schema.Union(HttpUrl, Schema.Literal("")))),
-  customFields: Schema.optional(CustomFieldsUpdate),
-  customFieldMultiselect: Schema.optional(Schema.Array(MultiselectEntry))
+  profilePicture: optional(Schema.NullOr(Schema.Union(HttpUrl, Schema.Literal("")))),
+  customFields: optional(CustomFieldsUpdate),
+  customFieldMultiselect: optional(Schema.Array(MultiselectEntry))
 }).annotations({ identifier: "UpdatePerson" })
 export type UpdatePerson = typeof UpdatePerson.Type
 
 export const CreateCustomField = Schema.Struct({
   fieldName: RequiredText(100),
   fieldType: FieldType,
-  options: Schema.optional(Schema.Array(Schema.Struct({
+  options: optional(Schema.Array(Schema.Struct({
     value: RequiredText(100),
     color: Schema.Trim.pipe(Schema.pattern(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, {
       message: () => "must be a hex colour such as #1e90ff"

@@ -1,6 +1,7 @@
 /** Webhook registration (reference "Webhook management") and the delivery log (CONTRACT §8). */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { optional } from "../Domain/Fields.js"
 import { AdminAccess } from "../Auth/Access.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
 import { Limit, Skip } from "../Http/Params.js"
@@ -40,7 +41,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("deliveries", "/webhook/deliveries")
-      .setUrlParams(Schema.Struct({ status: Schema.optional(DeliveryStatus), limit: Schema.optional(Limit), skip: Schema.optional(Skip) }))
+      .setUrlParams(Schema.Struct({ status: optional(DeliveryStatus), limit: optional(Limit), skip: optional(Skip) }))
       .addSuccess(Schema.Struct({ deliveries: Schema.Array(Delivery), total: Schema.Int, limit: Schema.Int, skip: Schema.Int }))
       .middleware(AdminAccess)
       .annotate(OpenApi.Summary, "The delivery log, newest first (extension)")

@@ -53,16 +53,36 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
         yield* Queue.offer(wakeups, undefined)
       })
 
+    const snapshotsOf = (change: GuestListChange) => {
+      const history = groupHistory(change.history)
+      const snapshots = new Map<number, GuestSnapshot>()
+      change.rows.forEach((row, i) => snapshots.set(row.gid, { row, guest: change.guests[i]!, history: history.get(row.gid) ?? [] }))
+      return snapshots
+    }
+
+    /** One `EventPerson` notification per guest whose rsvpStatus or attendanceStatus really changed. */
+    const eventPersonsChanged = (organizationId: number, change: GuestListChange) => {
+      const snapshots = snapshotsOf(change)
+      return enqueue(
+        organizationId,
+        "EventPerson",
+        change.statusChanges.flatMap((s) => {
+          const snapshot = snapshots.get(s.guestId)
+          return snapshot === undefined
+            ? []
+            : [eventPersonBody(webhooks.payloadVariant, change.event, snapshot, s.previousStatus, change.at)]
+        })
+      )
+    }
+
     /**
-     * A guest-list write: one `GuestList` notification with the affected guests, and one
-     * `EventPerson` notification per guest whose rsvpStatus or attendanceStatus really changed.
+     * A guest-list write: one `GuestList` notification with the affected guests, and the
+     * `EventPerson` notifications of the guests whose status changed.
      */
     const guestListChanged = (organizationId: number, change: GuestListChange) =>
       Effect.gen(function*() {
         if (change.affected.length === 0) return
-        const history = groupHistory(change.history)
-        const snapshots = new Map<number, GuestSnapshot>()
-        change.rows.forEach((row, i) => snapshots.set(row.gid, { row, guest: change.guests[i]!, history: history.get(row.gid) ?? [] }))
+        const snapshots = snapshotsOf(change)
         const affected = change.affected.map((gid) => snapshots.get(gid) ?? null)
         yield* enqueue(organizationId, "GuestList", [
           guestListBody(webhooks.payloadVariant, change.event, affected, {
@@ -71,22 +91,13 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
             updated: change.updated
           }, change.at)
         ])
-        yield* enqueue(
-          organizationId,
-          "EventPerson",
-          change.statusChanges.flatMap((s) => {
-            const snapshot = snapshots.get(s.guestId)
-            return snapshot === undefined
-              ? []
-              : [eventPersonBody(webhooks.payloadVariant, change.event, snapshot, s.previousStatus, change.at)]
-          })
-        )
+        yield* eventPersonsChanged(organizationId, change)
       })
 
     const eventUpdated = (organizationId: number, event: EventRow, updatedFields: ReadonlyArray<string>, at: string) =>
       updatedFields.length === 0 ? Effect.void : enqueue(organizationId, "Event", [eventBody(event, updatedFields, at)])
 
-    return { enqueue, guestListChanged, eventUpdated, wakeups, wake: Queue.offer(wakeups, undefined), maxAttempts } as const
+    return { enqueue, guestListChanged, eventPersonsChanged, eventUpdated, wakeups, wake: Queue.offer(wakeups, undefined), maxAttempts } as const
   }),
   dependencies: [WebhooksRepo.Default, Ids.Default]
 }) {}

@@ -1,0 +1,153 @@
+/**
+ * `GET` and `POST /rsvp/:slug?invite=<token>`: the page behind every `rsvpLink`. Not part of the
+ * JSON API (nor of its OpenAPI document): HTML routes on the same router, limited per client IP
+ * like every request without credentials. The form is protected against cross-site requests by a
+ * double-submit token (a SameSite=Strict cookie matched by a hidden field) and an Origin check.
+ */
+import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { Gate } from "../Auth/AccessLive.js"
+import { Ids } from "../Domain/Ids.js"
+import { PublicOrigin } from "../PublicOrigin.js"
+import { DIETARY_OPTIONS, invitationPage, messagePage } from "./Page.js"
+import { type Answer, Rsvp } from "./Rsvp.js"
+
+const CSRF_COOKIE = "convene_rsvp_csrf"
+
+const securityHeaders = {
+  "content-type": "text/html; charset=utf-8",
+  "content-security-policy":
+    "default-src 'none'; img-src https: http: data:; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  // the page's URL holds the invite token: never send it to image hosts or linked sites
+  // (same-origin, not no-referrer: that would blank the Origin header the form check relies on)
+  "referrer-policy": "same-origin",
+  "x-content-type-options": "nosniff",
+  "cache-control": "no-store"
+}
+
+const html = (body: string, status = 200) => HttpServerResponse.html(body).pipe(
+  HttpServerResponse.setStatus(status),
+  HttpServerResponse.setHeaders(securityHeaders)
+)
+
+const notFound = html(
+  messagePage("This invitation link does not work", "The link may be mistyped, or the invitation may have been withdrawn. Please ask the host for a new link."),
+  404
+)
+
+const form = (params: UrlParams.UrlParams) => (key: string) => Option.getOrElse(UrlParams.getFirst(params, key), () => "")
+
+/** The answer in a submitted form, or what is wrong with it. */
+export const parseAnswer = (params: UrlParams.UrlParams, questions: number): Answer | string => {
+  const get = form(params)
+  const status = get("rsvpStatus")
+  if (status !== "Accepted" && status !== "Declined" && status !== "Maybe") return "Please choose whether you will attend."
+  const answers = Array.from({ length: questions }, (_, i) => get(`answer${i}`).slice(0, 1000))
+  const other = get("dietaryOther").split(",").map((s) => s.trim()).filter((s) => s !== "")
+  const dietary = [
+    ...UrlParams.getAll(params, "dietary").filter((d) => (DIETARY_OPTIONS as ReadonlyArray<string>).includes(d)),
+    ...other
+  ]
+  if (other.some((d) => d.length > 100) || dietary.length > 20) return "Please keep dietary restrictions short."
+  const note = get("note")
+  if (note.length > 2000) return "Please keep the note under 2,000 characters."
+  return {
+    rsvpStatus: status,
+    answers,
+    dietaryRestrictions: [...new Set(dietary)],
+    note,
+    smsConsent: get("smsConsentShown") === "1" ? get("smsConsent") === "yes" : undefined
+  }
+}
+
+export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const rsvp = yield* Rsvp
+    const gate = yield* Gate
+    const ids = yield* Ids
+    const { origin } = yield* PublicOrigin
+
+    /** The guest's page, with a CSRF token: the one in the cookie, or a new one set with it. */
+    const page = (slug: string, token: string, state: { saved: boolean; error?: string }, status = 200) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const invitation = yield* rsvp.view(slug, token)
+        if (Option.isNone(invitation)) return notFound
+        const existing = request.cookies[CSRF_COOKIE]
+        const csrf = existing !== undefined && /^[A-Za-z0-9_-]{32}$/.test(existing) ? existing : yield* ids.secret(24)
+        const action = `/rsvp/${encodeURIComponent(slug)}?invite=${encodeURIComponent(token)}`
+        return yield* html(invitationPage(invitation.value, { ...state, csrf, action }), status).pipe(
+          HttpServerResponse.setCookie(CSRF_COOKIE, csrf, {
+            httpOnly: true,
+            sameSite: "strict",
+            // the service speaks plain HTTP; behind a TLS-terminating proxy, the cookie is Secure
+            secure: request.headers["x-forwarded-proto"] === "https",
+            path: "/rsvp",
+            maxAge: "12 hours"
+          }),
+          Effect.orDie
+        )
+      })
+
+    /** Every RSVP request draws from the client IP's bucket, like any request without credentials. */
+    const limited = <R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>) =>
+      gate.anonymous.pipe(
+        Effect.matchEffect({
+          onFailure: (error) =>
+            Effect.succeed(
+              html(messagePage("Too many requests", `Please wait ${error.retryAfter} seconds and try again.`), 429).pipe(
+                HttpServerResponse.setHeader("retry-after", String(error.retryAfter))
+              )
+            ),
+          onSuccess: () => handler
+        })
+      )
+
+    const invite = Effect.map(HttpServerRequest.ParsedSearchParams, (params) => {
+      const value = params["invite"]
+      return typeof value === "string" && value !== "" ? value : undefined
+    })
+
+    yield* router.get(
+      "/rsvp/:slug",
+      limited(Effect.gen(function*() {
+        const { slug } = yield* HttpRouter.params
+        const token = yield* invite
+        if (slug === undefined || token === undefined) return notFound
+        const saved = (yield* HttpServerRequest.ParsedSearchParams)["saved"] === "1"
+        return yield* page(slug, token, { saved })
+      }))
+    )
+
+    yield* router.post(
+      "/rsvp/:slug",
+      limited(Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const { slug } = yield* HttpRouter.params
+        const token = yield* invite
+        if (slug === undefined || token === undefined) return notFound
+        const sentFrom = request.headers["origin"]
+        const host = request.headers["host"]
+        const sameOrigin = sentFrom === undefined || sentFrom === "null"
+          ? sentFrom === undefined
+          : sentFrom === origin || (host !== undefined && new URL(sentFrom).host === host)
+        const params = yield* request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
+        const cookie = request.cookies[CSRF_COOKIE]
+        if (!sameOrigin || cookie === undefined || UrlParams.getFirst(params, "csrf").pipe(Option.getOrUndefined) !== cookie) {
+          return yield* page(slug, token, { saved: false, error: "This form expired or came from another site. Please check your answer and send it again." }, 403)
+        }
+        const invitation = yield* rsvp.view(slug, token)
+        if (Option.isNone(invitation)) return notFound
+        const questions = (JSON.parse(invitation.value.event.rsvp_questions) as Array<unknown>).length
+        const answer = parseAnswer(params, questions)
+        if (typeof answer === "string") return yield* page(slug, token, { saved: false, error: answer }, 400)
+        const saved = yield* rsvp.answer(slug, token, answer)
+        if (Option.isNone(saved)) return notFound
+        return HttpServerResponse.redirect(
+          `/rsvp/${encodeURIComponent(slug)}?invite=${encodeURIComponent(token)}&saved=1`,
+          { status: 303, headers: securityHeaders }
+        )
+      }))
+    )
+  })
+)

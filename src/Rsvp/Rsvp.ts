@@ -1,0 +1,133 @@
+/**
+ * The guest's side of an invite (the page behind every `rsvpLink`). The invite token is the only
+ * credential and opens exactly one guest's answer: the guest sees the event and their own answer,
+ * and answering updates the guest as the REST API shows it, with a history entry by the guest
+ * (`eventPerson`) and the `EventPerson` notification, in one transaction.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { nowIso } from "../Domain/Time.js"
+import { EventsRepo, type EventRow } from "../Events/EventsRepo.js"
+import type { Guest, QuestionResponse, RsvpStatus } from "../Guests/Domain.js"
+import type { GuestListChange } from "../Guests/GuestLists.js"
+import { type GuestRow, GuestsRepo } from "../Guests/GuestsRepo.js"
+import { renderGuests } from "../Guests/GuestView.js"
+import { PersonsRepo } from "../Persons/PersonsRepo.js"
+import { PublicOrigin } from "../PublicOrigin.js"
+import { Outbox } from "../Webhooks/Outbox.js"
+
+export interface Invitation {
+  readonly event: EventRow
+  readonly guest: Guest
+  readonly row: GuestRow
+  /** Accepting now would go past the capacity (the guest does not hold a place yet). */
+  readonly full: boolean
+}
+
+export interface Answer {
+  readonly rsvpStatus: "Accepted" | "Declined" | "Maybe"
+  /** One answer per RSVP question of the event, by position; empty when not answered. */
+  readonly answers: ReadonlyArray<string>
+  readonly dietaryRestrictions: ReadonlyArray<string>
+  readonly note: string
+  /** The guest's choice about texts to their phone; undefined when the form had no such field. */
+  readonly smsConsent: boolean | undefined
+}
+
+export interface Answered {
+  readonly rsvpStatus: RsvpStatus
+  /** The guest asked to come but the event was full: they are on the waitlist. */
+  readonly waitlisted: boolean
+}
+
+export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const guests = yield* GuestsRepo
+    const events = yield* EventsRepo
+    const persons = yield* PersonsRepo
+    const origin = yield* PublicOrigin
+    const outbox = yield* Outbox
+
+    const load = (slug: string, token: string) =>
+      Effect.gen(function*() {
+        const found = yield* guests.byInvite(slug, token)
+        if (found === undefined) return Option.none()
+        const event = Option.getOrThrow(yield* events.byId(found.eventId))
+        const [rows, history] = yield* Effect.all([guests.byIds([found.guestId]), guests.historyByIds([found.guestId])])
+        const [guest] = renderGuests(rows, history, { event, role: "Viewer", rsvpLink: origin.rsvpLink, payments: undefined })
+        const row = rows[0]!
+        const others = yield* guests.acceptedOthers(event.id, row.gid)
+        const full = event.capacity_enabled === 1 && event.capacity !== null && row.rsvp_status !== "Accepted" &&
+          others >= event.capacity
+        return Option.some<Invitation & { readonly history: typeof history; readonly rows: typeof rows }>({
+          event,
+          guest: guest!,
+          row,
+          full,
+          rows,
+          history
+        })
+      })
+
+    const view = (slug: string, token: string): Effect.Effect<Option.Option<Invitation>> =>
+      load(slug, token).pipe(Effect.orDie)
+
+    const answer = (slug: string, token: string, input: Answer): Effect.Effect<Option.Option<Answered>> =>
+      Effect.gen(function*() {
+        const at = yield* nowIso
+        return yield* Effect.gen(function*() {
+          const current = yield* load(slug, token)
+          if (Option.isNone(current)) return Option.none()
+          const { event, full, guest, row } = current.value
+          const waitlisted = input.rsvpStatus === "Accepted" && full
+          const rsvpStatus: RsvpStatus = waitlisted ? "Waitlisted" : input.rsvpStatus
+          const questions = JSON.parse(event.rsvp_questions) as Array<{ title: string; description: string | null }>
+          const responses: Array<QuestionResponse> = questions.flatMap((q, i) => {
+            const text = (input.answers[i] ?? "").trim()
+            return text === "" ? [] : [{ title: q.title, description: q.description, answers: [text] }]
+          })
+          yield* guests.update(row.gid, {
+            rsvp_status: rsvpStatus,
+            rsvp_question_responses: JSON.stringify(responses),
+            dietary_restrictions: input.dietaryRestrictions.length === 0 ? null : JSON.stringify(input.dietaryRestrictions),
+            rsvp_note: input.note.trim() === "" ? null : input.note.trim()
+          }, at)
+          yield* guests.addHistory({
+            guestId: row.gid,
+            status: rsvpStatus,
+            actorType: "eventPerson",
+            actorId: guest.personId,
+            actionType: "updated",
+            at
+          })
+          if (row.phone !== null && input.smsConsent !== undefined) {
+            const consent = input.smsConsent ? "optedIn" : row.consent === "optedIn" ? "optedOut" : (row.consent ?? "none")
+            if (consent !== (row.consent ?? "none")) {
+              yield* persons.setConsent({ organizationId: event.organization_id, number: row.phone, consent, source: "rsvpPage", at })
+            }
+          }
+          const after = Option.getOrThrow(yield* load(slug, token))
+          const change: GuestListChange = {
+            event,
+            guests: [after.guest],
+            rows: after.rows,
+            history: after.history,
+            at,
+            affected: [row.gid],
+            added: 0,
+            updated: 1,
+            removed: 0,
+            statusChanges: rsvpStatus === row.rsvp_status
+              ? []
+              : [{ guestId: row.gid, previousStatus: row.rsvp_status, rsvpStatus, rsvpChanged: true, attendanceChanged: false }]
+          }
+          yield* outbox.eventPersonsChanged(event.organization_id, change)
+          return Option.some({ rsvpStatus, waitlisted })
+        }).pipe(sql.withTransaction)
+      }).pipe(Effect.orDie)
+
+    return { view, answer } as const
+  }),
+  dependencies: [GuestsRepo.Default, EventsRepo.Default, PersonsRepo.Default, PublicOrigin.Default, Outbox.Default]
+}) {}
