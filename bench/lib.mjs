@@ -30,9 +30,9 @@ export const rssMb = (pid) => {
  * Starts a server (`node <script>`) on a free port and waits until `readyPath` answers 200.
  * Returns its url, pid, the time from spawn to ready, and a stop function.
  */
-export const startServer = async ({ script, env, port, readyPath = "/readyz", cwd }) => {
+export const startServer = async ({ script, env, port, readyPath = "/readyz", cwd, nodeArgs = [] }) => {
   const started = performance.now()
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd,
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"]

@@ -1,6 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`CREATE TABLE organizations (

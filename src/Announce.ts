@@ -1,6 +1,10 @@
 /** What a person starting the service reads: where it listens and, on first start, how to get in. */
-import { HttpServer } from "@effect/platform"
-import { Console, Effect, Layer, Option, Redacted } from "effect"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { AppConfig } from "./Config/AppConfig.js"
 import { FirstStart } from "./Organizations/Bootstrap.js"
 

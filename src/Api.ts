@@ -1,5 +1,6 @@
 /** The whole API: the groups of every feature, joined. The server, `/openapi.json` and `/docs` all come from it. */
-import { HttpApi, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { AuthApi } from "./Auth/Api.js"
 import { EventsApi } from "./Events/Api.js"
 import { GuestsApi } from "./Guests/Api.js"

@@ -1,5 +1,6 @@
-import { HttpServer } from "@effect/platform"
-import { Effect, Option } from "effect"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { AppConfig } from "./Config/AppConfig.js"
 
 /**

@@ -1,6 +1,7 @@
 /** The program's edge: every layer composed once. */
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware } from "@effect/platform"
-import { Layer } from "effect"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as Layer from "effect/Layer"
 import { Api } from "./Api.js"
 import { AccessLive, Gate } from "./Auth/AccessLive.js"
 import { Auth } from "./Auth/Auth.js"
@@ -12,6 +13,7 @@ import { GuestLists } from "./Guests/GuestLists.js"
 import { GuestsHttp } from "./Guests/Http.js"
 import { ErrorMappingLive } from "./Http/ErrorMapping.js"
 import { requestLifecycle } from "./Http/RequestLifecycle.js"
+import { DocsLive } from "./Ops/Docs.js"
 import { OpsHttp } from "./Ops/Http.js"
 import { Readiness } from "./Ops/Readiness.js"
 import { BootstrapLive } from "./Organizations/Bootstrap.js"
@@ -67,7 +69,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 
 /** The HTTP service on a given `http.Server`, with everything it needs but the database and config. */
 export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
-  Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+  Layer.provide(DocsLive),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
   Layer.provide(RsvpRoutesLive.pipe(Layer.provide(Gate.Default))),
   Layer.provide(ErrorMappingLive),
@@ -84,8 +86,12 @@ export const AppLive = Layer.merge(HttpLive, DispatcherLive).pipe(
   Layer.provide(LoggingLive)
 )
 
-/** The service as `npm start` runs it: shut down gracefully before anything else closes. */
+/**
+ * The service as `npm start` runs it: shut down gracefully before anything else closes. No span
+ * exporter is configured, so tracing is off: spans would cost time per statement for nobody.
+ */
 export const MainLive = GracefulShutdownLive.pipe(
   Layer.provideMerge(AppLive),
-  Layer.provideMerge(NodeServerLive)
+  Layer.provideMerge(NodeServerLive),
+  Layer.provide(Layer.setTracerEnabled(false))
 )

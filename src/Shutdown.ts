@@ -5,8 +5,13 @@
  * idle), and only after the grace period are the remaining connections cut. Then the webhook
  * dispatcher drains its attempts, and the database is checkpointed and closed.
  */
-import { NodeHttpServer } from "@effect/platform-node"
-import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import { createServer, type Server } from "node:http"
 import { AppConfig } from "./Config/AppConfig.js"
 import { Readiness } from "./Ops/Readiness.js"

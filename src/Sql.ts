@@ -2,13 +2,16 @@
  * The embedded database: one SQLite file in WAL mode with foreign keys on, and the numbered
  * migrations in `migrations/` applied at start by the `@effect/sql` Migrator.
  */
-import { FileSystem, Path } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
-import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
-import { Effect, Layer } from "effect"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { fileURLToPath } from "node:url"
 import { AppConfig } from "./Config/AppConfig.js"
+import * as Sqlite from "./Db/Sqlite.js"
 
 /** `migrations/` beside `src/` (and `dist/migrations/` beside `dist/src/` once compiled). */
 export const migrationsDirectory = fileURLToPath(new URL("../migrations", import.meta.url))
@@ -24,22 +27,13 @@ const ClientLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const { databasePath } = yield* AppConfig
     yield* ensureDirectory
-    return SqliteClient.layer({ filename: databasePath })
+    return Sqlite.layer({ filename: databasePath })
   })
 )
 
-/**
- * Connection settings, then the migrations. There is one connection per process (better-sqlite3
- * is synchronous), so the settings hold for every statement: durable commits, a busy timeout for
- * a second process writing (the admin CLI beside the server), and a 32 MiB page cache.
- */
+/** The migrations, applied at start; on close, the write-ahead log is checkpointed. */
 const SchemaLive = Layer.scopedDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* sql`PRAGMA foreign_keys = ON`
-  yield* sql`PRAGMA busy_timeout = 5000`
-  yield* sql`PRAGMA synchronous = FULL`
-  yield* sql`PRAGMA cache_size = -32768`
-  yield* sql`PRAGMA temp_store = MEMORY`
   yield* SqliteMigrator.run({ loader: SqliteMigrator.fromFileSystem(migrationsDirectory) })
   // Closing: fold the write-ahead log back into the database file before the connection closes.
   yield* Effect.addFinalizer(() => Effect.ignore(sql`PRAGMA wal_checkpoint(TRUNCATE)`))

@@ -1,6 +1,6 @@
-import { SqlError } from "@effect/sql"
-import { Effect, ParseResult } from "effect"
-
+import * as SqlError from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
 /** A UNIQUE or PRIMARY KEY constraint refused the write (e.g. two concurrent creates of one email). */
 export const isUniqueViolation = (error: SqlError.SqlError): boolean => {
   const cause = error.cause as { readonly code?: unknown } | null | undefined

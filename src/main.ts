@@ -1,6 +1,9 @@
 /** `npm start`: the Convene service. */
-import { NodeRuntime } from "@effect/platform-node"
-import { ConfigError, Console, Effect, Layer } from "effect"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as ConfigError from "effect/ConfigError"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AnnounceLive } from "./Announce.js"
 import { AppConfig, appConfig } from "./Config/AppConfig.js"
 import { describeConfigError } from "./Config/Env.js"

@@ -153,6 +153,33 @@ layer(testServer(), { excludeTestServices: true })("persons", (it) => {
         expect(ids(paged)).toEqual([b])
       }))
 
+    it.effect("keeps the name index in step with creates, renames and archives", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const org = yield* server.organization("search-index")
+        const as = { token: org.token }
+        const ids = (reply: { body: { persons: Array<{ personId: string }> } }) => reply.body.persons.map((p) => p.personId)
+        const q = (query: string, extra = "") => server.request("GET", `/person/search?query=${encodeURIComponent(query)}${extra}`, as)
+        const id = yield* createPerson(server, { firstName: "Bartholomew", lastName: "Quill" }, org.token)
+        expect(ids(yield* q("tholo"))).toEqual([id])
+        expect(ids(yield* q("w qu"))).toEqual([id])
+        expectStatus(yield* server.request("PUT", `/person/${id}`, { ...as, body: { personId: id, firstName: "Zebediah" } }), 200)
+        expect(ids(yield* q("tholo"))).toEqual([])
+        expect(ids(yield* q("zebed"))).toEqual([id])
+        expect(ids(yield* q("Zebediah Quill"))).toEqual([id])
+        // a failed update (email taken) leaves the index as it was
+        const other = yield* createPerson(server, {}, org.token)
+        const taken = (yield* server.request("GET", `/person/${other}`, as)).body.email
+        expectError(yield* server.request("PUT", `/person/${id}`, { ...as, body: { personId: id, firstName: "Ignored", email: taken } }), 409, "conflict")
+        expect(ids(yield* q("ignored"))).toEqual([])
+        expect(ids(yield* q("zebed"))).toEqual([id])
+        yield* server.request("DELETE", `/person/${id}`, as)
+        expect(ids(yield* q("zebed"))).toEqual([])
+        expect(ids(yield* q("zebed", "&includeArchived=true"))).toEqual([id])
+        // short queries still find substrings (no index for fewer than three characters)
+        expect(ids(yield* q("qu", "&includeArchived=1"))).toContain(id)
+      }))
+
     it.effect("treats LIKE metacharacters literally", () =>
       Effect.gen(function*() {
         const server = yield* TestServer

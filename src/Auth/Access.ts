@@ -4,8 +4,10 @@
  * credentials (401), `organizationSlug` for access tokens (400, 403), role (403). Only then is
  * the request decoded and handled.
  */
-import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
 import { CurrentCaller, CurrentSession } from "../Domain/Caller.js"
 import { Forbidden, InvalidRequest, RateLimited, Unauthorized } from "../Http/Errors.js"
 

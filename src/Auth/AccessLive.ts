@@ -1,6 +1,11 @@
 /** The access middleware's implementation: one gate, instantiated per required role. */
-import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Layer, Option } from "effect"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { Caller, Session } from "../Domain/Caller.js"
 import { atLeast, type Role } from "../Domain/Role.js"
 import { Forbidden, InvalidRequest, RateLimited, Unauthorized } from "../Http/Errors.js"

@@ -1,6 +1,8 @@
 /** `POST /login` and `GET /me` (reference "Authentication endpoints", CONTRACT §2). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
 import { Email } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
 import { PayloadTooLarge, RateLimited, Unauthorized } from "../Http/Errors.js"

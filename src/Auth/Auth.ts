@@ -2,8 +2,13 @@
  * Who is calling: API tokens (`x-api-key`, wins when present) and login access tokens
  * (`Authorization: Bearer`), both looked up by hash. Also `POST /login` and `GET /me`.
  */
-import type { Headers } from "@effect/platform"
-import { Clock, DateTime, Duration, Effect, Option, Redacted } from "effect"
+import type * as Headers from "@effect/platform/Headers"
+import * as Clock from "effect/Clock"
+import * as DateTime from "effect/DateTime"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
 import { highest, type Role } from "../Domain/Role.js"

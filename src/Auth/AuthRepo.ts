@@ -1,6 +1,9 @@
 /** Credential lookups by hash, and login access tokens. */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { DirectSql } from "../Db/Sqlite.js"
 
 const ApiTokenCredential = Schema.Struct({
   id: Schema.Number,
@@ -19,26 +22,31 @@ const AccessTokenCredential = Schema.Struct({
 export class AuthRepo extends Effect.Service<AuthRepo>()("Convene/AuthRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const direct = yield* DirectSql
 
-    const apiToken = SqlSchema.findOne({
-      Request: Schema.Uint8ArrayFromSelf,
-      Result: ApiTokenCredential,
-      execute: (hash) =>
-        sql`SELECT t.id, t.public_id, t.organization_id, o.slug, t.last_used_at
-            FROM api_tokens t JOIN organizations o ON o.id = t.organization_id
-            WHERE t.token_hash = ${hash} AND t.revoked_at IS NULL`
-    })
+    // every authenticated request runs one of these two lookups: they take the direct path
+    const apiToken = (hash: Uint8Array) =>
+      Effect.map(
+        direct.first<typeof ApiTokenCredential.Type>(
+          sql`SELECT t.id, t.public_id, t.organization_id, o.slug, t.last_used_at
+              FROM api_tokens t JOIN organizations o ON o.id = t.organization_id
+              WHERE t.token_hash = ${hash} AND t.revoked_at IS NULL`
+        ),
+        Option.fromNullable
+      )
 
-    const touchApiToken = (id: number, at: string) => sql`UPDATE api_tokens SET last_used_at = ${at} WHERE id = ${id}`
+    const touchApiToken = (id: number, at: string) =>
+      direct.run(sql`UPDATE api_tokens SET last_used_at = ${at} WHERE id = ${id}`)
 
-    const accessToken = SqlSchema.findOne({
-      Request: Schema.Struct({ hash: Schema.Uint8ArrayFromSelf, now: Schema.String }),
-      Result: AccessTokenCredential,
-      execute: ({ hash, now }) =>
-        sql`SELECT a.public_id, a.user_id, u.public_id AS user_public_id
-            FROM access_tokens a JOIN users u ON u.id = a.user_id
-            WHERE a.token_hash = ${hash} AND a.expires_at > ${now}`
-    })
+    const accessToken = ({ hash, now }: { readonly hash: Uint8Array; readonly now: string }) =>
+      Effect.map(
+        direct.first<typeof AccessTokenCredential.Type>(
+          sql`SELECT a.public_id, a.user_id, u.public_id AS user_public_id
+              FROM access_tokens a JOIN users u ON u.id = a.user_id
+              WHERE a.token_hash = ${hash} AND a.expires_at > ${now}`
+        ),
+        Option.fromNullable
+      )
 
     const insertAccessToken = (row: {
       publicId: string

@@ -3,7 +3,13 @@
  * known or not, within a 15-minute window, further logins for that email get 429 until the window
  * has passed, even with the right password. In memory, time from `Clock`.
  */
-import { Clock, Duration, Effect, HashMap, Option, Ref, Schedule } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import { RateLimited } from "../Http/Errors.js"
 
 export const MAX_FAILURES = 10

@@ -3,7 +3,8 @@
  * them and to find them by hash (nothing is compared byte by byte). Passwords get scrypt with a
  * per-user salt, compared in constant time.
  */
-import { Effect, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 
 export const API_TOKEN_PREFIX = "cvn_"

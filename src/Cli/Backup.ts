@@ -2,12 +2,15 @@
  * Online backups: SQLite's backup API copies a consistent snapshot of the live database, page by
  * page, while the server keeps running; the copy is then checked with `PRAGMA integrity_check`.
  */
-import { Command, Options } from "@effect/cli"
-import { FileSystem, Path } from "@effect/platform"
-import { Reactivity } from "@effect/experimental"
-import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Clock, Console, Effect } from "effect"
-
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Clock from "effect/Clock"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 export const backup = Command.make(
   "backup",
   { to: Options.text("to").pipe(Options.withDescription("The backup file to write (must not exist)")) },

@@ -2,8 +2,13 @@
  * The admin CLI's commands: organizations, members and API tokens, over the same services and
  * database the server uses (it may run beside the server: SQLite's busy timeout covers both).
  */
-import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Option, Redacted } from "effect"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { roles } from "../Domain/Role.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { backup } from "./Backup.js"

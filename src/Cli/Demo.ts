@@ -3,8 +3,13 @@
  * past and upcoming events, guest lists with RSVP histories and check-ins, RSVP links, and a
  * ticketed gala with purchases, refunds and a dispute. The data is made up, the same every time.
  */
-import { Command, Options } from "@effect/cli"
-import { Clock, Console, Effect, Option, Redacted } from "effect"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Clock from "effect/Clock"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { Events } from "../Events/Events.js"

@@ -2,7 +2,15 @@
  * The service's configuration (CONTRACT §1), read once at start through Effect `Config`, so a bad
  * value stops start-up before anything listens. Tests supply their own `ConfigProvider`.
  */
-import { Config, ConfigError, Context, Duration, Either, Layer, LogLevel, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Env from "./Env.js"
 
 export type PayloadVariant = "records" | "envelopes"

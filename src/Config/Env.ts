@@ -3,8 +3,12 @@
  * its default; a bad value fails with a ConfigError whose message names the variable and says
  * what it must be, so start-up can stop with one clear line.
  */
-import { Config, ConfigError, Duration, Either, Option, Redacted } from "effect"
-
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 const raw = (name: string): Config.Config<Option.Option<string>> =>
   Config.string(name).pipe(
     Config.option,

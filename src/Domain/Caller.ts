@@ -1,4 +1,5 @@
-import { Context, type Option } from "effect"
+import * as Context from "effect/Context"
+import type * as Option from "effect/Option"
 import type { Role } from "./Role.js"
 
 /** Who acts: an organization's API token, or a member who logged in. */

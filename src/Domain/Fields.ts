@@ -1,6 +1,5 @@
 /** Field schemas shared by payloads: strings are trimmed (CONTRACT §3) and bounded. */
-import { Schema } from "effect"
-
+import * as Schema from "effect/Schema"
 /**
  * An optional key of a JSON payload: absent, or present with a value (JSON has no undefined),
  * so a wrong value is reported once, at its own path.

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { randomBytes, randomUUID } from "node:crypto"
 
 /** Identifiers and secrets: a service, so tests can make them deterministic. */

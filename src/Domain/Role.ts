@@ -1,5 +1,4 @@
-import { Schema } from "effect"
-
+import * as Schema from "effect/Schema"
 /** Organization roles, highest first (CONTRACT §2). */
 export const roles = ["Super Admin", "Admin", "Team Member", "Viewer"] as const
 

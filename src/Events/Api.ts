@@ -1,6 +1,8 @@
 /** The event endpoints (reference "Events", CONTRACT §6). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
 import { optional } from "../Domain/Fields.js"
 import { AdminAccess, ViewerAccess } from "../Auth/Access.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"

@@ -1,5 +1,5 @@
 /** Events as the API shows and takes them (reference "Event", CONTRACT §6). */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { HttpUrl, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
 

@@ -1,6 +1,8 @@
 /** Events (reference "Event", CONTRACT §6): create, read, list, partial update, hosts. */
-import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"

@@ -1,6 +1,10 @@
 /** Events and their hosts in SQLite; every read is scoped to one organization. */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { DirectSql } from "../Db/Sqlite.js"
 
 const text = Schema.NullOr(Schema.String)
 
@@ -45,38 +49,24 @@ const HostRow = Schema.Struct({ event_id: Schema.Number, public_id: Schema.Strin
 export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const direct = yield* DirectSql
+    const one = (statement: Statement.Statement<unknown>) => Effect.map(direct.first<EventRow>(statement), Option.fromNullable)
 
-    const byPublicId = SqlSchema.findOne({
-      Request: Schema.Struct({ organizationId: Schema.Number, publicId: Schema.String }),
-      Result: EventRow,
-      execute: ({ organizationId, publicId }) =>
-        sql`SELECT * FROM events WHERE public_id = ${publicId} AND organization_id = ${organizationId}`
-    })
+    const byPublicId = ({ organizationId, publicId }: { organizationId: number; publicId: string }) =>
+      one(sql`SELECT * FROM events WHERE public_id = ${publicId} AND organization_id = ${organizationId}`)
 
-    const byId = SqlSchema.findOne({
-      Request: Schema.Number,
-      Result: EventRow,
-      execute: (id) => sql`SELECT * FROM events WHERE id = ${id}`
-    })
+    const byId = (id: number) => one(sql`SELECT * FROM events WHERE id = ${id}`)
 
-    const bySlug = SqlSchema.findOne({
-      Request: Schema.String,
-      Result: EventRow,
-      execute: (slug) => sql`SELECT * FROM events WHERE slug = ${slug}`
-    })
+    const bySlug = (slug: string) => one(sql`SELECT * FROM events WHERE slug = ${slug}`)
 
-    const ListRequest = Schema.Struct({
-      organizationId: Schema.Number,
-      hostUserId: Schema.NullOr(Schema.Number),
-      from: Schema.NullOr(Schema.String),
-      limit: Schema.Number,
-      skip: Schema.Number
-    })
-
-    const list = SqlSchema.findAll({
-      Request: ListRequest,
-      Result: EventRow,
-      execute: ({ from, hostUserId, limit, organizationId, skip }) =>
+    const list = ({ from, hostUserId, limit, organizationId, skip }: {
+      organizationId: number
+      hostUserId: number | null
+      from: string | null
+      limit: number
+      skip: number
+    }) =>
+      direct.rows<EventRow>(
         sql`SELECT e.* FROM events e
             WHERE e.organization_id = ${organizationId}
             ${from === null ? sql.literal("") : sql`AND e.primary_date >= ${from}`}
@@ -86,10 +76,10 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
             : sql`AND EXISTS (SELECT 1 FROM event_hosts h WHERE h.event_id = e.id AND h.user_id = ${hostUserId})`
         }
             ORDER BY e.primary_date, e.id LIMIT ${limit} OFFSET ${skip}`
-    })
+      )
 
     const slugTaken = (slug: string) =>
-      sql`SELECT 1 AS taken FROM events WHERE slug = ${slug}`.pipe(Effect.map((rows) => rows.length > 0))
+      Effect.map(direct.first(sql`SELECT 1 AS taken FROM events WHERE slug = ${slug}`), (row) => row !== undefined)
 
     const insert = (row: EventColumns & { publicId: string; organizationId: number; createdBy: number | null; at: string }) => {
       const { at, createdBy, organizationId, publicId, ...columns } = row
@@ -111,13 +101,10 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
     const hosts = (eventIds: ReadonlyArray<number>) =>
       eventIds.length === 0
         ? Effect.succeed<ReadonlyArray<typeof HostRow.Type>>([])
-        : SqlSchema.findAll({
-          Request: Schema.String,
-          Result: HostRow,
-          execute: (ids) =>
-            sql`SELECT h.event_id, u.public_id FROM event_hosts h JOIN users u ON u.id = h.user_id
-                WHERE h.event_id IN (SELECT value FROM json_each(${ids})) ORDER BY h.event_id, u.id`
-        })(JSON.stringify(eventIds))
+        : direct.rows<typeof HostRow.Type>(
+          sql`SELECT h.event_id, u.public_id FROM event_hosts h JOIN users u ON u.id = h.user_id
+              WHERE h.event_id IN (SELECT value FROM json_each(${JSON.stringify(eventIds)})) ORDER BY h.event_id, u.id`
+        )
 
     /** Replaces an event's hosts. */
     const setHosts = (eventId: number, userIds: ReadonlyArray<number>) =>

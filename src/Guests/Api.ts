@@ -1,6 +1,8 @@
 /** The guest-list endpoints (reference "Events" table and rules, CONTRACT §7). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
 import { optional } from "../Domain/Fields.js"
 import { TeamMemberAccess, ViewerAccess } from "../Auth/Access.js"
 import { NotFound, PayloadTooLarge } from "../Http/Errors.js"
@@ -8,7 +10,13 @@ import { BooleanParam, Limit, Skip } from "../Http/Params.js"
 import { Batch, Guest, GuestRef, GuestUpdate, NewGuest } from "./Domain.js"
 
 const IdPath = Schema.Struct({ id: Schema.String })
-const Guests = Schema.Struct({ guests: Schema.Array(Guest) })
+export const Guests = Schema.Struct({ guests: Schema.Array(Guest) }).annotations({ identifier: "GuestList" })
+export const GuestSearchResult = Schema.Struct({
+  guests: Schema.Array(Guest),
+  total: Schema.Int,
+  limit: Schema.Int,
+  skip: Schema.Int
+}).annotations({ identifier: "GuestSearchResult" })
 
 export class GuestsApi extends HttpApiGroup.make("guests")
   .add(
@@ -30,7 +38,7 @@ export class GuestsApi extends HttpApiGroup.make("guests")
         skip: optional(Skip),
         generateRsvpLinks: optional(BooleanParam)
       }))
-      .addSuccess(Schema.Struct({ guests: Schema.Array(Guest), total: Schema.Int, limit: Schema.Int, skip: Schema.Int }))
+      .addSuccess(GuestSearchResult)
       .addError(NotFound.Wire)
       .middleware(ViewerAccess)
       .annotate(OpenApi.Summary, "Search guests by exactly one of personIds, email or name")

@@ -1,5 +1,5 @@
 /** Guests, the event-person links (reference "Guest", CONTRACT §7). */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Email, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 
 export const RsvpStatus = Schema.Literal("Invited", "Accepted", "Declined", "Maybe", "Waitlisted")

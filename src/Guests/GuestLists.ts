@@ -3,8 +3,9 @@
  * and atomic batches that add, update and remove guests. Every batch runs in one transaction:
  * an invalid item anywhere leaves nothing applied.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
@@ -18,7 +19,7 @@ import { PublicOrigin } from "../PublicOrigin.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { Outbox } from "../Webhooks/Outbox.js"
 import type { ColumnValue, Guest, GuestUpdate, NewGuest } from "./Domain.js"
-import { type GuestFilter, type GuestRow, GuestsRepo, type HistoryRow } from "./GuestsRepo.js"
+import { type GuestFilter, type GuestRow, GuestsRepo } from "./GuestsRepo.js"
 import { renderGuests, seesPayments } from "./GuestView.js"
 
 export interface SearchParams {
@@ -36,7 +37,6 @@ export interface GuestListChange {
   /** Guests as they are after the write (removed ones as they were when removed). */
   readonly guests: ReadonlyArray<Guest>
   readonly rows: ReadonlyArray<GuestRow>
-  readonly history: ReadonlyArray<HistoryRow>
   /** When the write happened. */
   readonly at: string
   /** The guests the write changed in any way (a new history entry included), in request order. */
@@ -68,25 +68,25 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     const ids = yield* Ids
 
     /** Renders rows of one event for the caller; payments are loaded only when they will be shown. */
-    const render = (caller: Caller, event: EventRow, rows: ReadonlyArray<GuestRow>, history: ReadonlyArray<HistoryRow>) =>
+    const render = (caller: Caller, event: EventRow, rows: ReadonlyArray<GuestRow>) =>
       Effect.gen(function*() {
         const wantsPayments = event.ticketing_enabled === 1 && seesPayments(caller.role) && rows.length > 0
         const paid = wantsPayments ? guestPayments(yield* payments.ofEvent(event.id)) : undefined
-        return renderGuests(rows, history, { event, role: caller.role, rsvpLink: origin.rsvpLink, payments: paid })
+        return renderGuests(rows, { event, role: caller.role, rsvpLink: origin.rsvpLink, payments: paid })
       })
 
     const loadByIds = (caller: Caller, event: EventRow, guestIds: ReadonlyArray<number>) =>
       Effect.gen(function*() {
-        const [rows, history] = yield* Effect.all([repo.byIds(guestIds), repo.historyByIds(guestIds)])
+        const rows = yield* repo.byIds(guestIds)
         const order = new Map(guestIds.map((id, i) => [id, i]))
         const sorted = [...rows].sort((a, b) => order.get(a.gid)! - order.get(b.gid)!)
-        return { rows: sorted, history, guests: yield* render(caller, event, sorted, history) }
+        return { rows: sorted, guests: yield* render(caller, event, sorted) }
       })
 
     const list = Effect.fn("GuestLists.list")(function*(caller: Caller, eventId: string) {
       const event = yield* events.find(caller, eventId)
-      const [rows, history] = yield* Effect.all([repo.ofEvent(event.id), repo.historyOfEvent(event.id)]).pipe(Effect.orDie)
-      return { guests: yield* render(caller, event, rows, history).pipe(Effect.orDie) }
+      const rows = yield* repo.ofEvent(event.id).pipe(Effect.orDie)
+      return { guests: yield* render(caller, event, rows).pipe(Effect.orDie) }
     })
 
     const search = Effect.fn("GuestLists.search")(function*(caller: Caller, eventId: string, params: SearchParams) {

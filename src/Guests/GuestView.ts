@@ -3,7 +3,7 @@ import { atLeast, type Role } from "../Domain/Role.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { type GuestPaymentFields, noPurchase } from "../Payments/GuestPayments.js"
 import type { ColumnValue, Guest, QuestionResponse } from "./Domain.js"
-import type { GuestRow, HistoryRow } from "./GuestsRepo.js"
+import type { GuestRow } from "./GuestsRepo.js"
 
 export interface HistoryEntryView {
   readonly status: string
@@ -13,22 +13,8 @@ export interface HistoryEntryView {
   readonly createdAt: string
 }
 
-export const groupHistory = (rows: ReadonlyArray<HistoryRow>): Map<number, Array<HistoryEntryView>> => {
-  const byGuest = new Map<number, Array<HistoryEntryView>>()
-  for (const h of rows) {
-    const entry = {
-      status: h.status,
-      actorId: h.actor_id,
-      actorType: h.actor_type,
-      actionType: h.action_type,
-      createdAt: h.created_at
-    }
-    const list = byGuest.get(h.event_guest_id)
-    if (list === undefined) byGuest.set(h.event_guest_id, [entry])
-    else list.push(entry)
-  }
-  return byGuest
-}
+/** A guest's RSVP history, oldest first, with the action type the webhook records carry. */
+export const historyOf = (row: GuestRow): ReadonlyArray<HistoryEntryView> => JSON.parse(row.history)
 
 export interface RenderOptions {
   readonly event: EventRow
@@ -49,11 +35,7 @@ const consentOf = (row: GuestRow): Guest["smsConsent"] =>
       source: row.consent_source ?? "default"
     }
 
-export const renderGuest = (
-  row: GuestRow,
-  history: ReadonlyArray<HistoryEntryView>,
-  options: RenderOptions
-): Guest => {
+export const renderGuest = (row: GuestRow, options: RenderOptions): Guest => {
   const guest: { -readonly [K in keyof Guest]: Guest[K] } = {
     personId: row.public_id,
     firstName: row.first_name,
@@ -63,7 +45,7 @@ export const renderGuest = (
     phone: row.phone,
     smsConsent: consentOf(row),
     rsvpStatus: row.rsvp_status,
-    rsvpStatusHistory: history.map((h) => ({ status: h.status, actorId: h.actorId, actorType: h.actorType, createdAt: h.createdAt })),
+    rsvpStatusHistory: historyOf(row).map((h) => ({ status: h.status, actorId: h.actorId, actorType: h.actorType, createdAt: h.createdAt })),
     dietaryRestrictions: row.dietary_restrictions === null ? null : JSON.parse(row.dietary_restrictions) as Array<string>,
     attendanceStatus: row.attendance_status as Guest["attendanceStatus"],
     rsvpQuestionResponses: JSON.parse(row.rsvp_question_responses) as Array<QuestionResponse>,
@@ -88,13 +70,5 @@ export const renderGuest = (
   return guest
 }
 
-const EMPTY: ReadonlyArray<HistoryEntryView> = []
-
-export const renderGuests = (
-  rows: ReadonlyArray<GuestRow>,
-  history: ReadonlyArray<HistoryRow>,
-  options: RenderOptions
-): Array<Guest> => {
-  const byGuest = groupHistory(history)
-  return rows.map((row) => renderGuest(row, byGuest.get(row.gid) ?? EMPTY, options))
-}
+export const renderGuests = (rows: ReadonlyArray<GuestRow>, options: RenderOptions): Array<Guest> =>
+  rows.map((row) => renderGuest(row, options))

@@ -1,6 +1,9 @@
-/** Guest lists in SQLite, read in set-based queries: one for the guests, one for their histories. */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+/** Guest lists in SQLite, read in set-based queries: one query gives guests with their histories. */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { DirectSql } from "../Db/Sqlite.js"
 import { likeContains } from "../Persons/PersonsRepo.js"
 
 const text = Schema.NullOr(Schema.String)
@@ -24,19 +27,11 @@ export const GuestRow = Schema.Struct({
   consent: text,
   consent_source: text,
   token: text,
-  removed_at: text
+  removed_at: text,
+  /** The RSVP history, oldest first, as a JSON array (aggregated by the query). */
+  history: Schema.String
 })
 export type GuestRow = typeof GuestRow.Type
-
-export const HistoryRow = Schema.Struct({
-  event_guest_id: Schema.Number,
-  status: Schema.String,
-  actor_id: Schema.String,
-  actor_type: Schema.String,
-  action_type: Schema.String,
-  created_at: Schema.String
-})
-export type HistoryRow = typeof HistoryRow.Type
 
 export const LinkRow = Schema.Struct({
   id: Schema.Number,
@@ -50,7 +45,6 @@ export const LinkRow = Schema.Struct({
 })
 export type LinkRow = typeof LinkRow.Type
 
-const Count = Schema.Struct({ total: Schema.Number })
 
 export type GuestFilter =
   | { readonly _tag: "PersonIds"; readonly personIds: ReadonlyArray<string> }
@@ -60,11 +54,15 @@ export type GuestFilter =
 export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const direct = yield* DirectSql
 
     const select = sql.literal(`SELECT g.id AS gid, g.person_id, p.public_id, p.first_name, p.last_name, p.email,
         p.company, p.position, g.rsvp_status, g.attendance_status, g.dietary_restrictions, g.rsvp_note,
         g.custom_columns, g.rsvp_question_responses, ph.number AS phone, c.consent, c.source AS consent_source,
-        i.token, g.removed_at
+        i.token, g.removed_at,
+        (SELECT json_group_array(json_object('status', h.status, 'actorId', h.actor_id, 'actorType', h.actor_type,
+                  'actionType', h.action_type, 'createdAt', h.created_at) ORDER BY h.id)
+           FROM rsvp_history h WHERE h.event_guest_id = g.id) AS history
       FROM event_guests g
       JOIN persons p ON p.id = g.person_id
       LEFT JOIN phones ph ON ph.id = (SELECT x.id FROM phones x WHERE x.person_id = g.person_id
@@ -73,41 +71,16 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       LEFT JOIN invites i ON i.event_guest_id = g.id`)
 
     /** Every guest on the list (removed ones excluded), in the order they were first added. */
-    const ofEvent = SqlSchema.findAll({
-      Request: Schema.Number,
-      Result: GuestRow,
-      execute: (eventId) => sql`${select} WHERE g.event_id = ${eventId} AND g.removed_at IS NULL ORDER BY g.id`
-    })
-
-    const historyOfEvent = SqlSchema.findAll({
-      Request: Schema.Number,
-      Result: HistoryRow,
-      execute: (eventId) =>
-        sql`SELECT h.event_guest_id, h.status, h.actor_id, h.actor_type, h.action_type, h.created_at
-            FROM event_guests g JOIN rsvp_history h ON h.event_guest_id = g.id
-            WHERE g.event_id = ${eventId} AND g.removed_at IS NULL ORDER BY h.event_guest_id, h.id`
-    })
+    const ofEvent = (eventId: number) =>
+      direct.rows<GuestRow>(sql`${select} WHERE g.event_id = ${eventId} AND g.removed_at IS NULL ORDER BY g.id`)
 
     /** Given guest links (removed ones included), in link order. */
     const byIds = (guestIds: ReadonlyArray<number>) =>
       guestIds.length === 0
         ? Effect.succeed<ReadonlyArray<GuestRow>>([])
-        : SqlSchema.findAll({
-          Request: Schema.String,
-          Result: GuestRow,
-          execute: (ids) => sql`${select} WHERE g.id IN (SELECT value FROM json_each(${ids})) ORDER BY g.id`
-        })(JSON.stringify(guestIds))
-
-    const historyByIds = (guestIds: ReadonlyArray<number>) =>
-      guestIds.length === 0
-        ? Effect.succeed<ReadonlyArray<HistoryRow>>([])
-        : SqlSchema.findAll({
-          Request: Schema.String,
-          Result: HistoryRow,
-          execute: (ids) =>
-            sql`SELECT event_guest_id, status, actor_id, actor_type, action_type, created_at FROM rsvp_history
-                WHERE event_guest_id IN (SELECT value FROM json_each(${ids})) ORDER BY event_guest_id, id`
-        })(JSON.stringify(guestIds))
+        : direct.rows<GuestRow>(
+          sql`${select} WHERE g.id IN (SELECT value FROM json_each(${JSON.stringify(guestIds)})) ORDER BY g.id`
+        )
 
     const where = (eventId: number, filter: GuestFilter) => {
       const base = sql`g.event_id = ${eventId} AND g.removed_at IS NULL`
@@ -124,33 +97,33 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     /** The guest ids matching a search, a page of them, and how many match in all. */
     const search = (eventId: number, filter: GuestFilter, limit: number, skip: number) =>
       Effect.all([
-        sql`SELECT g.id FROM event_guests g JOIN persons p ON p.id = g.person_id
-            WHERE ${where(eventId, filter)} ORDER BY g.id LIMIT ${limit} OFFSET ${skip}`,
-        sql`SELECT count(*) AS total FROM event_guests g JOIN persons p ON p.id = g.person_id WHERE ${where(eventId, filter)}`
-      ]).pipe(
-        Effect.flatMap(([rows, count]) =>
-          Effect.map(Schema.decodeUnknown(Count)(count[0]), ({ total }) => ({ ids: rows.map((r) => Number(r["id"])), total }))
+        direct.rows<{ id: number }>(sql`SELECT g.id FROM event_guests g JOIN persons p ON p.id = g.person_id
+            WHERE ${where(eventId, filter)} ORDER BY g.id LIMIT ${limit} OFFSET ${skip}`),
+        direct.first<{ total: number }>(
+          sql`SELECT count(*) AS total FROM event_guests g JOIN persons p ON p.id = g.person_id WHERE ${where(eventId, filter)}`
         )
-      )
+      ]).pipe(Effect.map(([rows, count]) => ({ ids: rows.map((r) => r.id), total: count?.total ?? 0 })))
 
     const personByPublicId = (organizationId: number, publicId: string) =>
-      sql`SELECT id FROM persons WHERE public_id = ${publicId} AND organization_id = ${organizationId}`.pipe(
-        Effect.map((rows) => (rows.length === 0 ? undefined : Number(rows[0]!["id"])))
+      Effect.map(
+        direct.first<{ id: number }>(sql`SELECT id FROM persons WHERE public_id = ${publicId} AND organization_id = ${organizationId}`),
+        (row) => row?.id
       )
 
     /** company and position only where the person has none yet. */
     const fillBlanks = (personId: number, company: string | null, position: string | null, at: string) =>
-      sql`UPDATE persons SET company = coalesce(company, ${company}), position = coalesce(position, ${position}),
+      direct.run(sql`UPDATE persons SET company = coalesce(company, ${company}), position = coalesce(position, ${position}),
             updated_at = ${at}
-          WHERE id = ${personId} AND ((company IS NULL AND ${company} IS NOT NULL) OR (position IS NULL AND ${position} IS NOT NULL))`
+          WHERE id = ${personId} AND ((company IS NULL AND ${company} IS NOT NULL) OR (position IS NULL AND ${position} IS NOT NULL))`)
 
-    const link = SqlSchema.findOne({
-      Request: Schema.Struct({ eventId: Schema.Number, personId: Schema.Number }),
-      Result: LinkRow,
-      execute: ({ eventId, personId }) =>
-        sql`SELECT id, person_id, rsvp_status, attendance_status, dietary_restrictions, rsvp_note, custom_columns, removed_at
-            FROM event_guests WHERE event_id = ${eventId} AND person_id = ${personId}`
-    })
+    const link = ({ eventId, personId }: { eventId: number; personId: number }) =>
+      Effect.map(
+        direct.first<LinkRow>(
+          sql`SELECT id, person_id, rsvp_status, attendance_status, dietary_restrictions, rsvp_note, custom_columns, removed_at
+              FROM event_guests WHERE event_id = ${eventId} AND person_id = ${personId}`
+        ),
+        Option.fromNullable
+      )
 
     /** The active links of the given persons (by public id) on an event. */
     const activeLinks = (eventId: number, organizationId: number, personPublicIds: ReadonlyArray<string>) =>
@@ -159,26 +132,26 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
           FROM persons p JOIN event_guests g ON g.person_id = p.id AND g.event_id = ${eventId} AND g.removed_at IS NULL
           WHERE p.organization_id = ${organizationId}
             AND p.public_id IN (SELECT value FROM json_each(${JSON.stringify(personPublicIds)}))`.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.extend(LinkRow, Schema.Struct({ public_id: Schema.String }))))),
+        (statement) => direct.rows<LinkRow & { readonly public_id: string }>(statement),
         Effect.map((rows) => new Map(rows.map((r) => [r.public_id, r])))
       )
 
     const insertLink = (eventId: number, personId: number, at: string) =>
-      sql`INSERT INTO event_guests (event_id, person_id, rsvp_status, created_at, updated_at)
-          VALUES (${eventId}, ${personId}, 'Invited', ${at}, ${at}) RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!["id"])))
+      direct.run(sql`INSERT INTO event_guests (event_id, person_id, rsvp_status, created_at, updated_at)
+          VALUES (${eventId}, ${personId}, 'Invited', ${at}, ${at})`)
 
     const readd = (guestId: number, at: string) =>
-      sql`UPDATE event_guests SET removed_at = NULL, rsvp_status = 'Invited', attendance_status = NULL, updated_at = ${at}
-          WHERE id = ${guestId}`
+      direct.run(sql`UPDATE event_guests SET removed_at = NULL, rsvp_status = 'Invited', attendance_status = NULL, updated_at = ${at}
+          WHERE id = ${guestId}`)
 
     const update = (guestId: number, changes: Record<string, string | null>, at: string) =>
-      sql`UPDATE event_guests SET ${sql.update({ ...changes, updated_at: at })} WHERE id = ${guestId}`
+      direct.run(sql`UPDATE event_guests SET ${sql.update({ ...changes, updated_at: at })} WHERE id = ${guestId}`)
 
     const remove = (guestIds: ReadonlyArray<number>, at: string) =>
       guestIds.length === 0
         ? Effect.void
-        : sql`UPDATE event_guests SET removed_at = ${at}, updated_at = ${at}
-              WHERE id IN (SELECT value FROM json_each(${JSON.stringify(guestIds)}))`.pipe(Effect.asVoid)
+        : Effect.asVoid(direct.run(sql`UPDATE event_guests SET removed_at = ${at}, updated_at = ${at}
+              WHERE id IN (SELECT value FROM json_each(${JSON.stringify(guestIds)}))`))
 
     const addHistory = (row: {
       guestId: number
@@ -188,47 +161,53 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       actionType: "added" | "updated"
       at: string
     }) =>
-      sql`INSERT INTO rsvp_history (event_guest_id, status, actor_type, actor_id, action_type, created_at)
-          VALUES (${row.guestId}, ${row.status}, ${row.actorType}, ${row.actorId}, ${row.actionType}, ${row.at})`
+      direct.run(sql`INSERT INTO rsvp_history (event_guest_id, status, actor_type, actor_id, action_type, created_at)
+          VALUES (${row.guestId}, ${row.status}, ${row.actorType}, ${row.actorId}, ${row.actionType}, ${row.at})`)
 
     const addInvite = (guestId: number, token: string, at: string) =>
-      sql`INSERT INTO invites (event_guest_id, token, created_at) VALUES (${guestId}, ${token}, ${at})
-          ON CONFLICT (event_guest_id) DO NOTHING`
+      direct.run(sql`INSERT INTO invites (event_guest_id, token, created_at) VALUES (${guestId}, ${token}, ${at})
+          ON CONFLICT (event_guest_id) DO NOTHING`)
 
     /** A person's events (active links only), by event date: their `eventHistory`. */
-    const eventsOfPerson = SqlSchema.findAll({
-      Request: Schema.Struct({ personId: Schema.Number, organizationId: Schema.Number }),
-      Result: Schema.Struct({
-        gid: Schema.Number,
-        public_id: Schema.String,
-        name: Schema.String,
-        slug: text,
-        primary_date: Schema.String,
-        rsvp_status: Schema.String,
-        attendance_status: text
-      }),
-      execute: ({ organizationId, personId }) =>
-        sql`SELECT g.id AS gid, e.public_id, e.name, e.slug, e.primary_date, g.rsvp_status, g.attendance_status
+    const eventsOfPerson = ({ organizationId, personId }: { personId: number; organizationId: number }) =>
+      direct.rows<{
+        readonly gid: number
+        readonly public_id: string
+        readonly name: string
+        readonly slug: string | null
+        readonly primary_date: string
+        readonly rsvp_status: string
+        readonly attendance_status: string | null
+        readonly history: string
+      }>(
+        sql`SELECT g.id AS gid, e.public_id, e.name, e.slug, e.primary_date, g.rsvp_status, g.attendance_status,
+              (SELECT json_group_array(json_object('status', h.status, 'actorId', h.actor_id, 'actorType', h.actor_type,
+                        'createdAt', h.created_at) ORDER BY h.id)
+                 FROM rsvp_history h WHERE h.event_guest_id = g.id) AS history
             FROM event_guests g JOIN events e ON e.id = g.event_id
             WHERE g.person_id = ${personId} AND g.removed_at IS NULL AND e.organization_id = ${organizationId}
             ORDER BY e.primary_date, g.id`
-    })
+      )
 
     /** The active guest an invite token belongs to, on the event with that public slug. */
     const byInvite = (slug: string, token: string) =>
-      sql`SELECT g.id AS gid, g.event_id FROM invites i
-          JOIN event_guests g ON g.id = i.event_guest_id JOIN events e ON e.id = g.event_id
-          WHERE i.token = ${token} AND e.slug = ${slug} AND g.removed_at IS NULL`.pipe(
-        Effect.map((rows) =>
-          rows.length === 0 ? undefined : { guestId: Number(rows[0]!["gid"]), eventId: Number(rows[0]!["event_id"]) }
-        )
+      Effect.map(
+        direct.first<{ gid: number; event_id: number }>(
+          sql`SELECT g.id AS gid, g.event_id FROM invites i
+              JOIN event_guests g ON g.id = i.event_guest_id JOIN events e ON e.id = g.event_id
+              WHERE i.token = ${token} AND e.slug = ${slug} AND g.removed_at IS NULL`
+        ),
+        (row) => (row === undefined ? undefined : { guestId: row.gid, eventId: row.event_id })
       )
 
     /** Guests holding a place (Accepted), other than one. */
     const acceptedOthers = (eventId: number, guestId: number) =>
-      sql`SELECT count(*) AS n FROM event_guests
-          WHERE event_id = ${eventId} AND removed_at IS NULL AND rsvp_status = 'Accepted' AND id != ${guestId}`.pipe(
-        Effect.map((rows) => Number(rows[0]!["n"]))
+      Effect.map(
+        direct.first<{ n: number }>(
+          sql`SELECT count(*) AS n FROM event_guests
+              WHERE event_id = ${eventId} AND removed_at IS NULL AND rsvp_status = 'Accepted' AND id != ${guestId}`
+        ),
+        (row) => row?.n ?? 0
       )
 
     return {
@@ -236,9 +215,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       eventsOfPerson,
       byInvite,
       acceptedOthers,
-      historyOfEvent,
       byIds,
-      historyByIds,
       search,
       personByPublicId,
       fillBlanks,

@@ -1,24 +1,30 @@
-import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
 import { CurrentCaller } from "../Domain/Caller.js"
+import { jsonAs } from "../Http/Json.js"
+import { Guests, GuestSearchResult } from "./Api.js"
 import { GuestLists } from "./GuestLists.js"
 
 export const GuestsHttp = HttpApiBuilder.group(Api, "guests", (handlers) =>
   Effect.gen(function*() {
     const guestLists = yield* GuestLists
+    // Guest lists run to thousands of guests: they are sent without a pass of the schema encoder.
     return handlers
-      .handle("list", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => guestLists.list(caller, path.id)))
+      .handle("list", ({ path }) =>
+        Effect.flatMap(CurrentCaller, (caller) => Effect.map(guestLists.list(caller, path.id), (r) => jsonAs(Guests, r)))
+      )
       .handle("search", ({ path, urlParams }) =>
-        Effect.flatMap(CurrentCaller, (caller) => guestLists.search(caller, path.id, urlParams))
+        Effect.flatMap(CurrentCaller, (caller) =>
+          Effect.map(guestLists.search(caller, path.id, urlParams), (r) => jsonAs(GuestSearchResult, r)))
       )
       .handle("add", ({ path, payload }) =>
         Effect.flatMap(CurrentCaller, (caller) =>
-          Effect.map(guestLists.add(caller, path.id, payload.guests), (change) => ({ guests: change.guests })))
+          Effect.map(guestLists.add(caller, path.id, payload.guests), (change) => jsonAs(Guests, { guests: change.guests })))
       )
       .handle("update", ({ path, payload }) =>
         Effect.flatMap(CurrentCaller, (caller) =>
-          Effect.map(guestLists.update(caller, path.id, payload.guests), (change) => ({ guests: change.guests })))
+          Effect.map(guestLists.update(caller, path.id, payload.guests), (change) => jsonAs(Guests, { guests: change.guests })))
       )
       .handle("remove", ({ path, payload }) =>
         Effect.flatMap(CurrentCaller, (caller) =>

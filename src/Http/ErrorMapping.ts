@@ -4,9 +4,16 @@
  * violation, malformed JSON, an oversize body, defects) into the API's own errors, adds the
  * headers some errors carry, and logs defects without letting their details reach the body.
  */
-import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { HttpIncomingMessage } from "@effect/platform"
-import { Cause, Effect, Option } from "effect"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { Api } from "../Api.js"
 import {
   Conflict,

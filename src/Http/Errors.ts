@@ -3,9 +3,9 @@
  * tagged class in the program and travels over the wire through its `Wire` schema, which is what
  * endpoints declare, what the server encodes and what `/openapi.json` documents.
  */
-import { HttpApiSchema } from "@effect/platform"
-import { ParseResult, Schema } from "effect"
-
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 export class Issue extends Schema.Class<Issue>("ErrorIssue")({
   path: Schema.String,
   message: Schema.String

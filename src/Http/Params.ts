@@ -1,6 +1,5 @@
 /** Query-string parameters (CONTRACT §4). */
-import { Schema } from "effect"
-
+import * as Schema from "effect/Schema"
 const integer = (message: string) =>
   Schema.String.pipe(
     Schema.pattern(/^\d+$/, { message: () => message }),

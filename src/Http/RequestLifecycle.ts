@@ -3,8 +3,12 @@
  * is 1-128 characters of `[A-Za-z0-9._-]`, else a new one), and every request ends in one
  * structured log line: request id, caller, method, path (never the query), status, duration.
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect, Exit } from "effect"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { Ids } from "../Domain/Ids.js"
 import { RequestMeta, type RequestMetaShape } from "./RequestMeta.js"
 

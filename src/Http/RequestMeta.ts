@@ -1,5 +1,4 @@
-import { Context } from "effect"
-
+import * as Context from "effect/Context"
 /**
  * Facts about the current request gathered along the way for its log line: the request id, and
  * the caller once the access middleware has identified it.

@@ -1,7 +1,9 @@
 /** Unauthenticated operational endpoints (CONTRACT §1); not rate limited. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
-
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
 export class NotReady extends Schema.TaggedError<NotReady>()(
   "NotReady",
   { status: Schema.Literal("unavailable"), message: Schema.String },

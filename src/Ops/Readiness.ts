@@ -1,5 +1,6 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Ref } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
 import { NotReady } from "./Api.js"
 
 /** Whether the service takes traffic: the database answers, and no shutdown has begun. */

@@ -1,6 +1,8 @@
 /** Members and API tokens of the caller's organization (CONTRACT §2, extensions). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
 import { AdminAccess, SuperAdminAccess } from "../Auth/Access.js"
 import { Email, optional, RequiredText } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"

@@ -4,8 +4,12 @@
  * `default` organization, an `admin@localhost` Super Admin with a random password and an API
  * token are created; they are handed to the start-up announcement, which prints them once.
  */
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { AppConfig, type Bootstrap } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
 import { Organizations } from "./Organizations.js"

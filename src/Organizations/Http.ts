@@ -1,5 +1,6 @@
-import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Redacted } from "effect"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import { Api } from "../Api.js"
 import { CurrentCaller } from "../Domain/Caller.js"
 import { Organizations } from "./Organizations.js"

@@ -2,8 +2,10 @@
  * Organizations, their members and their API tokens: used by the API (`/member`, `/api-token`),
  * the admin CLI and the start-up bootstrap.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect, Option, Redacted } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { Ids } from "../Domain/Ids.js"
 import type { Role } from "../Domain/Role.js"
 import { nowIso } from "../Domain/Time.js"

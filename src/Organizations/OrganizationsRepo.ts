@@ -1,6 +1,8 @@
 /** Organizations, users, memberships and API tokens in SQLite. */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { Role } from "../Domain/Role.js"
 
 export const OrganizationRow = Schema.Struct({ id: Schema.Number, slug: Schema.String, name: Schema.String })

@@ -1,6 +1,8 @@
 /** Purchases, refunds and disputes of ticketed events (CONTRACT §7, extension; Admin). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
 import { AdminAccess } from "../Auth/Access.js"
 import { NotFound, PayloadTooLarge } from "../Http/Errors.js"
 import { NewPurchase, NewRefund, PurchaseJson } from "./Domain.js"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { optional, RequiredText } from "../Domain/Fields.js"
 
 const Cents = Schema.Int.pipe(Schema.between(0, 100_000_000_00, { message: () => "must be a whole number of cents from 0" }))

@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
 import { CurrentCaller } from "../Domain/Caller.js"
 import { Payments } from "./Payments.js"

@@ -1,6 +1,7 @@
 /** Purchases of ticketed events, refunds and disputes (CONTRACT §7, extension). */
-import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"

@@ -1,6 +1,9 @@
 /** Purchases, their items and refunds, per event. */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { DirectSql } from "../Db/Sqlite.js"
 
 export const PurchaseRow = Schema.Struct({
   id: Schema.Number,
@@ -41,29 +44,24 @@ export interface EventPayments {
 export class PaymentsRepo extends Effect.Service<PaymentsRepo>()("Convene/PaymentsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const direct = yield* DirectSql
 
-    const purchases = SqlSchema.findAll({
-      Request: Schema.Number,
-      Result: PurchaseRow,
-      execute: (eventId) =>
+    const purchases = (eventId: number) =>
+      direct.rows<PurchaseRow>(
         sql`SELECT id, public_id, invoice_number, updated_at, disputed_at FROM purchases WHERE event_id = ${eventId} ORDER BY id`
-    })
-    const items = SqlSchema.findAll({
-      Request: Schema.Number,
-      Result: ItemRow,
-      execute: (eventId) =>
+      )
+    const items = (eventId: number) =>
+      direct.rows<ItemRow>(
         sql`SELECT it.id, it.public_id, it.purchase_id, it.person_id, it.type, it.subtotal, it.tax, it.service_fee, it.total,
               it.promo_code
             FROM purchase_items it JOIN purchases pu ON pu.id = it.purchase_id
             WHERE pu.event_id = ${eventId} ORDER BY it.purchase_id, it.id`
-    })
-    const refunds = SqlSchema.findAll({
-      Request: Schema.Number,
-      Result: RefundRow,
-      execute: (eventId) =>
+      )
+    const refunds = (eventId: number) =>
+      direct.rows<RefundRow>(
         sql`SELECT r.purchase_id, r.item_id, r.amount FROM refunds r JOIN purchases pu ON pu.id = r.purchase_id
             WHERE pu.event_id = ${eventId} ORDER BY r.id`
-    })
+      )
 
     /** Everything needed to compute the payment fields of an event's guests: three queries. */
     const ofEvent = (eventId: number) =>

@@ -1,6 +1,8 @@
 /** The persons endpoints (reference "Persons", CONTRACT §5). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
 import { optional } from "../Domain/Fields.js"
 import { TeamMemberAccess, ViewerAccess, AdminAccess } from "../Auth/Access.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"

@@ -2,8 +2,8 @@
  * Custom fields (CONTRACT §5): per-organization definitions, the validation of the two update
  * forms of the reference, and how values are shown (flat `customFields`, `customFieldsDetailed`).
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, Issue } from "../Http/Errors.js"
@@ -113,31 +113,30 @@ export const resolveChanges = (
   return { changes: [...changes.values()], issues }
 }
 
-/** One person's stored values as the API shows them. */
-export const render = (definitions: Definitions, rows: ReadonlyArray<ValueRow>): RenderedFields => {
+/** One person's stored values (rows joined with their fields) as the API shows them. */
+export const render = (rows: ReadonlyArray<ValueRow>): RenderedFields => {
   const flat: Record<string, string | ReadonlyArray<string>> = {}
   const detailed: Array<typeof CustomFieldDetailed.Type> = []
   for (const row of rows) {
-    const field = definitions.byId.get(row.field_id)
-    if (field === undefined) continue
-    if (field.type === "multiselect") {
+    if (row.type === "multiselect") {
+      const options = JSON.parse(row.options ?? "[]") as ReadonlyArray<FieldOption>
       const ids = JSON.parse(row.value) as ReadonlyArray<string>
-      const values = ids.flatMap((id) => field.options.filter((o) => o.id === id).map((o) => o.value))
-      flat[field.name] = values
+      const values = ids.flatMap((id) => options.filter((o) => o.id === id).map((o) => o.value))
+      flat[row.name] = values
       detailed.push({
-        fieldId: field.publicId,
-        fieldName: field.name,
-        fieldType: field.type,
+        fieldId: row.field_public_id,
+        fieldName: row.name,
+        fieldType: row.type,
         value: values,
         valueId: row.public_id,
-        options: field.options
+        options: options.map((o) => new FieldOption(o))
       })
     } else {
-      flat[field.name] = row.value
+      flat[row.name] = row.value
       detailed.push({
-        fieldId: field.publicId,
-        fieldName: field.name,
-        fieldType: field.type,
+        fieldId: row.field_public_id,
+        fieldName: row.name,
+        fieldType: row.type,
         value: row.value,
         valueId: row.public_id
       })

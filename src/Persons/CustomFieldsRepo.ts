@@ -1,6 +1,9 @@
 /** Custom-field definitions and the values persons hold for them. */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { DirectSql } from "../Db/Sqlite.js"
 import { FieldType } from "./Domain.js"
 
 export const FieldRow = Schema.Struct({
@@ -19,17 +22,24 @@ export const OptionRow = Schema.Struct({
 })
 export type OptionRow = typeof OptionRow.Type
 
+/** A stored value with its field: what showing it needs, in one row. */
 export const ValueRow = Schema.Struct({
   person_id: Schema.Number,
   field_id: Schema.Number,
   public_id: Schema.String,
-  value: Schema.String
+  value: Schema.String,
+  field_public_id: Schema.String,
+  name: Schema.String,
+  type: FieldType,
+  /** Multiselect fields: their options as a JSON array of { id, value, color }. */
+  options: Schema.NullOr(Schema.String)
 })
 export type ValueRow = typeof ValueRow.Type
 
 export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Convene/CustomFieldsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const direct = yield* DirectSql
 
     const fields = SqlSchema.findAll({
       Request: Schema.Number,
@@ -55,17 +65,20 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
       sql`INSERT INTO custom_field_options (public_id, field_id, value, color)
           VALUES (${row.publicId}, ${row.fieldId}, ${row.value}, ${row.color})`
 
-    /** The values of several persons at once, in field order. */
+    /** The values of several persons at once, with their fields, in field order. */
     const values = (personIds: ReadonlyArray<number>) =>
       personIds.length === 0
         ? Effect.succeed<ReadonlyArray<ValueRow>>([])
-        : SqlSchema.findAll({
-          Request: Schema.String,
-          Result: ValueRow,
-          execute: (ids) =>
-            sql`SELECT person_id, field_id, public_id, value FROM person_field_values
-                WHERE person_id IN (SELECT value FROM json_each(${ids})) ORDER BY person_id, field_id`
-        })(JSON.stringify(personIds))
+        : direct.rows<ValueRow>(
+            sql`SELECT v.person_id, v.field_id, v.public_id, v.value, f.public_id AS field_public_id, f.name, f.type,
+                  CASE WHEN f.type = 'multiselect' THEN
+                    (SELECT json_group_array(json_object('id', o.public_id, 'value', o.value, 'color', o.color) ORDER BY o.id)
+                       FROM custom_field_options o WHERE o.field_id = f.id)
+                  END AS options
+                FROM person_field_values v JOIN custom_fields f ON f.id = v.field_id
+                WHERE v.person_id IN (SELECT value FROM json_each(${JSON.stringify(personIds)}))
+                ORDER BY v.person_id, v.field_id`
+          )
 
     const setValue = (row: { publicId: string; personId: number; fieldId: number; value: string; at: string }) =>
       sql`INSERT INTO person_field_values (public_id, person_id, field_id, value, updated_at)

@@ -1,5 +1,5 @@
 /** Persons (contacts) as the API shows and takes them. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { DateOnly, Email, HttpUrl, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 
 export const FieldType = Schema.Literal("text", "number", "multiselect")

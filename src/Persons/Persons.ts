@@ -1,14 +1,15 @@
 /** Persons: the reference's Persons rules and CONTRACT §5. */
-import { SqlClient } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, fromParseError, InvalidRequest, Issue, NotFound } from "../Http/Errors.js"
 import { GuestsRepo } from "../Guests/GuestsRepo.js"
-import { groupHistory } from "../Guests/GuestView.js"
 import { onUniqueViolation } from "../SqlErrors.js"
-import { CustomFields, type Definitions, render, resolveChanges } from "./CustomFields.js"
+import { CustomFields, render, resolveChanges } from "./CustomFields.js"
 import { type CreatePerson, type Person, type PersonDetail, UpdatePerson } from "./Domain.js"
 import { emailKeyOf, nameKeyOf, type PersonRow, PersonsRepo, profileColumns } from "./PersonsRepo.js"
 
@@ -67,7 +68,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
     const ids = yield* Ids
 
     /** Persons with their flat custom fields, loaded in one query for the whole page. */
-    const withFields = (definitions: Definitions, rows: ReadonlyArray<PersonRow>) =>
+    const page = (rows: ReadonlyArray<PersonRow>) =>
       Effect.map(customFields.valuesOf(rows.map((r) => r.id)), (values) => {
         const byPerson = new Map<number, Array<(typeof values)[number]>>()
         for (const value of values) {
@@ -75,13 +76,8 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
           if (list === undefined) byPerson.set(value.person_id, [value])
           else list.push(value)
         }
-        return rows.map((row) => toPerson(row, render(definitions, byPerson.get(row.id) ?? []).flat))
+        return rows.map((row) => toPerson(row, render(byPerson.get(row.id) ?? []).flat))
       })
-
-    const page = (organizationId: number, rows: ReadonlyArray<PersonRow>) =>
-      rows.length === 0
-        ? Effect.succeed<Array<Person>>([])
-        : Effect.flatMap(customFields.definitions(organizationId), (d) => withFields(d, rows))
 
     const find = (caller: Caller, id: string) =>
       repo.byPublicId({ organizationId: caller.organizationId, publicId: id }).pipe(
@@ -95,7 +91,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
         limit: params.limit ?? 50,
         skip: params.skip ?? 0
       }).pipe(Effect.orDie)
-      return { persons: yield* page(caller.organizationId, rows) }
+      return { persons: yield* page(rows) }
     })
 
     const search = Effect.fn("Persons.search")(function*(caller: Caller, params: SearchParams) {
@@ -120,7 +116,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
           ? [repo.searchByName(request), repo.countByName(request)]
           : [repo.searchByEmail(request), repo.countByEmail(request)]
       ).pipe(Effect.orDie)
-      return { persons: yield* page(caller.organizationId, rows), total: count.total, limit: request.limit, skip: request.skip }
+      return { persons: yield* page(rows), total: count.total, limit: request.limit, skip: request.skip }
     })
 
     const create = Effect.fn("Persons.create")(function*(caller: Caller, input: CreatePerson) {
@@ -155,10 +151,8 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
 
     const get = Effect.fn("Persons.get")(function*(caller: Caller, id: string) {
       const row = yield* find(caller, id)
-      const definitions = yield* customFields.definitions(caller.organizationId)
-      const fields = render(definitions, yield* customFields.valuesOf([row.id]))
+      const fields = render(yield* customFields.valuesOf([row.id]))
       const links = yield* guests.eventsOfPerson({ personId: row.id, organizationId: caller.organizationId }).pipe(Effect.orDie)
-      const history = groupHistory(yield* guests.historyByIds(links.map((l) => l.gid)).pipe(Effect.orDie))
       const person: PersonDetail = {
         ...toPerson(row, fields.flat),
         ...(row.context_note === null ? {} : { contextNote: row.context_note }),
@@ -169,12 +163,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
           slug: link.slug,
           date: link.primary_date,
           rsvpStatus: link.rsvp_status,
-          rsvpStatusHistory: (history.get(link.gid) ?? []).map((h) => ({
-            status: h.status,
-            actorId: h.actorId,
-            actorType: h.actorType,
-            createdAt: h.createdAt
-          })),
+          rsvpStatusHistory: JSON.parse(link.history),
           attendance: link.attendance_status
         }))
       }

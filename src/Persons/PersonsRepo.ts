@@ -1,6 +1,10 @@
 /** Persons, their phones and SMS consent in SQLite; every query is scoped to one organization. */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { DirectSql } from "../Db/Sqlite.js"
 
 export const PersonRow = Schema.Struct({
   id: Schema.Number,
@@ -67,9 +71,18 @@ export const nameKeyOf = (firstName: string, lastName: string) => `${firstName} 
 /** `%`, `_` and `\` match themselves in a LIKE pattern. */
 export const likeContains = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
+/** The trigram index answers substrings of three characters or more; shorter ones scan. */
+export const TRIGRAM = 3
+
+/** An FTS5 query for the phrase `text`: with the trigram tokenizer, a case-insensitive substring. */
+export const ftsPhrase = (text: string) => `"${text.toLowerCase().replaceAll("\"", "\"\"")}"`
+
 export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const direct = yield* DirectSql
+    const one = (statement: Statement.Statement<unknown>) => Effect.map(direct.first<PersonRow>(statement), Option.fromNullable)
+    const many = (statement: Statement.Statement<unknown>) => direct.rows<PersonRow>(statement)
 
     const select = sql.literal(`SELECT p.id, p.public_id, p.first_name, p.last_name, p.email, p.profile_picture,
       p.company, p.position, p.birthday, p.address, p.apartment, p.city, p.state, p.country, p.postal_code,
@@ -77,70 +90,47 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       (SELECT number FROM phones f WHERE f.person_id = p.id ORDER BY f.is_preferred DESC, f.id LIMIT 1) AS phone
       FROM persons p`)
 
-    const list = SqlSchema.findAll({
-      Request: Schema.Struct({ organizationId: Schema.Number, limit: Schema.Number, skip: Schema.Number }),
-      Result: PersonRow,
-      execute: ({ limit, organizationId, skip }) =>
-        sql`${select} WHERE p.organization_id = ${organizationId} AND p.archived_at IS NULL
-            ORDER BY p.id LIMIT ${limit} OFFSET ${skip}`
-    })
+    const list = ({ limit, organizationId, skip }: { organizationId: number; limit: number; skip: number }) =>
+      many(sql`${select} WHERE p.organization_id = ${organizationId} AND p.archived_at IS NULL
+               ORDER BY p.id LIMIT ${limit} OFFSET ${skip}`)
 
-    const byPublicId = SqlSchema.findOne({
-      Request: Schema.Struct({ organizationId: Schema.Number, publicId: Schema.String }),
-      Result: PersonRow,
-      execute: ({ organizationId, publicId }) =>
-        sql`${select} WHERE p.public_id = ${publicId} AND p.organization_id = ${organizationId}`
-    })
+    const byPublicId = ({ organizationId, publicId }: { organizationId: number; publicId: string }) =>
+      one(sql`${select} WHERE p.public_id = ${publicId} AND p.organization_id = ${organizationId}`)
 
-    const SearchRequest = Schema.Struct({
-      organizationId: Schema.Number,
-      includeArchived: Schema.Boolean,
-      limit: Schema.Number,
-      skip: Schema.Number,
-      term: Schema.String
-    })
-    type SearchRequest = typeof SearchRequest.Type
-    const Count = Schema.Struct({ total: Schema.Number })
+    interface SearchRequest {
+      readonly organizationId: number
+      readonly includeArchived: boolean
+      readonly limit: number
+      readonly skip: number
+      readonly term: string
+    }
+    const count = (statement: Statement.Statement<unknown>) =>
+      Effect.map(direct.first<{ total: number }>(statement), (row) => ({ total: row?.total ?? 0 }))
 
     const archivedFilter = (includeArchived: boolean) =>
       includeArchived ? sql.literal("") : sql.literal("AND p.archived_at IS NULL")
 
     const byNameClause = ({ includeArchived, organizationId, term }: SearchRequest) =>
-      sql`WHERE p.organization_id = ${organizationId} ${archivedFilter(includeArchived)}
-          AND p.name_key LIKE ${likeContains(term)} ESCAPE '\\'`
+      [...term].length >= TRIGRAM
+        ? sql`WHERE p.id IN (SELECT rowid FROM persons_search WHERE persons_search MATCH ${ftsPhrase(term)})
+              AND p.organization_id = ${organizationId} ${archivedFilter(includeArchived)}`
+        : sql`WHERE p.organization_id = ${organizationId} ${archivedFilter(includeArchived)}
+              AND p.name_key LIKE ${likeContains(term)} ESCAPE '\\'`
     const byEmailClause = ({ includeArchived, organizationId, term }: SearchRequest) =>
       sql`WHERE p.organization_id = ${organizationId} ${archivedFilter(includeArchived)}
           AND p.email_key = ${emailKeyOf(term)}`
 
-    const searchByName = SqlSchema.findAll({
-      Request: SearchRequest,
-      Result: PersonRow,
-      execute: (r) => sql`${select} ${byNameClause(r)} ORDER BY p.id LIMIT ${r.limit} OFFSET ${r.skip}`
-    })
-    const countByName = SqlSchema.single({
-      Request: SearchRequest,
-      Result: Count,
-      execute: (r) => sql`SELECT count(*) AS total FROM persons p ${byNameClause(r)}`
-    })
-    const searchByEmail = SqlSchema.findAll({
-      Request: SearchRequest,
-      Result: PersonRow,
-      execute: (r) => sql`${select} ${byEmailClause(r)} ORDER BY p.id LIMIT ${r.limit} OFFSET ${r.skip}`
-    })
-    const countByEmail = SqlSchema.single({
-      Request: SearchRequest,
-      Result: Count,
-      execute: (r) => sql`SELECT count(*) AS total FROM persons p ${byEmailClause(r)}`
-    })
+    const searchByName = (r: SearchRequest) =>
+      many(sql`${select} ${byNameClause(r)} ORDER BY p.id LIMIT ${r.limit} OFFSET ${r.skip}`)
+    const countByName = (r: SearchRequest) => count(sql`SELECT count(*) AS total FROM persons p ${byNameClause(r)}`)
+    const searchByEmail = (r: SearchRequest) =>
+      many(sql`${select} ${byEmailClause(r)} ORDER BY p.id LIMIT ${r.limit} OFFSET ${r.skip}`)
+    const countByEmail = (r: SearchRequest) => count(sql`SELECT count(*) AS total FROM persons p ${byEmailClause(r)}`)
 
     /** The active person with this email, if any. */
-    const activeByEmail = SqlSchema.findOne({
-      Request: Schema.Struct({ organizationId: Schema.Number, email: Schema.String }),
-      Result: PersonRow,
-      execute: ({ email, organizationId }) =>
-        sql`${select} WHERE p.organization_id = ${organizationId} AND p.email_key = ${emailKeyOf(email)}
-            AND p.archived_at IS NULL`
-    })
+    const activeByEmail = ({ email, organizationId }: { organizationId: number; email: string }) =>
+      one(sql`${select} WHERE p.organization_id = ${organizationId} AND p.email_key = ${emailKeyOf(email)}
+              AND p.archived_at IS NULL`)
 
     const insert = (row: NewPersonRow) =>
       sql`INSERT INTO persons ${
@@ -166,25 +156,25 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
           created_at: row.createdAt,
           updated_at: row.createdAt
         })
-      } RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!["id"])))
+      }`.pipe(direct.run)
 
     /** Sets the given columns (the caller keeps `email_key` and `name_key` in step). */
     const update = (id: number, changes: Record<string, string | null>, updatedAt: string) =>
-      sql`UPDATE persons SET ${sql.update({ ...changes, updated_at: updatedAt })} WHERE id = ${id}`
+      direct.run(sql`UPDATE persons SET ${sql.update({ ...changes, updated_at: updatedAt })} WHERE id = ${id}`)
 
     const setArchived = (id: number, archivedAt: string | null, updatedAt: string) =>
-      sql`UPDATE persons SET archived_at = ${archivedAt}, updated_at = ${updatedAt} WHERE id = ${id}`
+      direct.run(sql`UPDATE persons SET archived_at = ${archivedAt}, updated_at = ${updatedAt} WHERE id = ${id}`)
 
     /** Makes `number` the person's preferred phone, adding it when new. */
     const setPreferredPhone = (personId: number, number: string, createdAt: string) =>
       Effect.zipRight(
-        sql`UPDATE phones SET is_preferred = 0 WHERE person_id = ${personId} AND is_preferred = 1`,
-        sql`INSERT INTO phones (person_id, number, is_preferred, created_at) VALUES (${personId}, ${number}, 1, ${createdAt})
-            ON CONFLICT (person_id, number) DO UPDATE SET is_preferred = 1`
+        direct.run(sql`UPDATE phones SET is_preferred = 0 WHERE person_id = ${personId} AND is_preferred = 1`),
+        direct.run(sql`INSERT INTO phones (person_id, number, is_preferred, created_at) VALUES (${personId}, ${number}, 1, ${createdAt})
+            ON CONFLICT (person_id, number) DO UPDATE SET is_preferred = 1`)
       )
 
     const hasPhone = (personId: number) =>
-      sql`SELECT 1 AS found FROM phones WHERE person_id = ${personId} LIMIT 1`.pipe(Effect.map((rows) => rows.length > 0))
+      Effect.map(direct.first(sql`SELECT 1 AS found FROM phones WHERE person_id = ${personId} LIMIT 1`), (row) => row !== undefined)
 
     const setConsent = (row: { organizationId: number; number: string; consent: string; source: string; at: string }) =>
       sql`INSERT INTO sms_consents (organization_id, number, consent, source, updated_at)

@@ -4,7 +4,13 @@
  * last use; refill is computed on access. Buckets that would be full again carry no information,
  * so a scoped sweeper evicts them and memory stays bounded by the callers seen recently.
  */
-import { Clock, Duration, Effect, HashMap, Option, Ref, Schedule } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../Config/AppConfig.js"
 
 export interface Policy {

@@ -4,8 +4,13 @@
  * like every request without credentials. The form is protected against cross-site requests by a
  * double-submit token (a SameSite=Strict cookie matched by a hidden field) and an Origin check.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
-import { Effect, Option } from "effect"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as UrlParams from "@effect/platform/UrlParams"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { Gate } from "../Auth/AccessLive.js"
 import { Ids } from "../Domain/Ids.js"
 import { PublicOrigin } from "../PublicOrigin.js"

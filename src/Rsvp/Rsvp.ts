@@ -4,8 +4,9 @@
  * and answering updates the guest as the REST API shows it, with a history entry by the guest
  * (`eventPerson`) and the `EventPerson` notification, in one transaction.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { nowIso } from "../Domain/Time.js"
 import { EventsRepo, type EventRow } from "../Events/EventsRepo.js"
 import type { Guest, QuestionResponse, RsvpStatus } from "../Guests/Domain.js"
@@ -54,20 +55,13 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
         const found = yield* guests.byInvite(slug, token)
         if (found === undefined) return Option.none()
         const event = Option.getOrThrow(yield* events.byId(found.eventId))
-        const [rows, history] = yield* Effect.all([guests.byIds([found.guestId]), guests.historyByIds([found.guestId])])
-        const [guest] = renderGuests(rows, history, { event, role: "Viewer", rsvpLink: origin.rsvpLink, payments: undefined })
+        const rows = yield* guests.byIds([found.guestId])
+        const [guest] = renderGuests(rows, { event, role: "Viewer", rsvpLink: origin.rsvpLink, payments: undefined })
         const row = rows[0]!
         const others = yield* guests.acceptedOthers(event.id, row.gid)
         const full = event.capacity_enabled === 1 && event.capacity !== null && row.rsvp_status !== "Accepted" &&
           others >= event.capacity
-        return Option.some<Invitation & { readonly history: typeof history; readonly rows: typeof rows }>({
-          event,
-          guest: guest!,
-          row,
-          full,
-          rows,
-          history
-        })
+        return Option.some<Invitation & { readonly rows: typeof rows }>({ event, guest: guest!, row, full, rows })
       })
 
     const view = (slug: string, token: string): Effect.Effect<Option.Option<Invitation>> =>
@@ -112,7 +106,6 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
             event,
             guests: [after.guest],
             rows: after.rows,
-            history: after.history,
             at,
             affected: [row.gid],
             added: 0,

@@ -1,6 +1,8 @@
 /** Webhook registration (reference "Webhook management") and the delivery log (CONTRACT §8). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
 import { optional } from "../Domain/Fields.js"
 import { AdminAccess } from "../Auth/Access.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"

@@ -3,8 +3,12 @@
  * `webhook-id` stable), bounded by `WEBHOOK_TIMEOUT`. Any 2xx is delivered; anything else is
  * retried on `WEBHOOK_RETRY_SCHEDULE` with ±10% jitter until the attempts run out.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Clock, Duration, Effect, Random } from "effect"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
 import type { AttemptRow, Outcome } from "./WebhooksRepo.js"
 import { sign } from "./Signing.js"
 

@@ -8,8 +8,19 @@
  * the others. On shutdown, attempts in flight finish within the grace period or are released,
  * uncounted, to be attempted again.
  */
-import { NodeHttpClient } from "@effect/platform-node"
-import { Cause, Clock, Duration, Effect, Fiber, FiberSet, HashMap, Layer, Option, Queue, Ref, Schedule } from "effect"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../Config/AppConfig.js"
 import { nowIso } from "../Domain/Time.js"
 import { attempt } from "./Delivery.js"

@@ -1,5 +1,4 @@
-import { Schema } from "effect"
-
+import * as Schema from "effect/Schema"
 export const WebhookType = Schema.Literal("EventPerson", "Event", "GuestList")
 
 export const Registration = Schema.Struct({

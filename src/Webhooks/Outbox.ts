@@ -4,12 +4,14 @@
  * a change that rolls back leaves none, and a committed one survives crashes. Writing wakes the
  * dispatcher, so the first attempt follows the commit without a polling delay.
  */
-import { Clock, Effect, Queue } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import type { GuestListChange } from "../Guests/GuestLists.js"
-import { groupHistory } from "../Guests/GuestView.js"
+import { historyOf } from "../Guests/GuestView.js"
 import { eventBody, eventPersonBody, type GuestSnapshot, guestListBody, type WebhookType } from "./Payloads.js"
 import { WebhooksRepo } from "./WebhooksRepo.js"
 
@@ -54,9 +56,8 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
       })
 
     const snapshotsOf = (change: GuestListChange) => {
-      const history = groupHistory(change.history)
       const snapshots = new Map<number, GuestSnapshot>()
-      change.rows.forEach((row, i) => snapshots.set(row.gid, { row, guest: change.guests[i]!, history: history.get(row.gid) ?? [] }))
+      change.rows.forEach((row, i) => snapshots.set(row.gid, { row, guest: change.guests[i]!, history: historyOf(row) }))
       return snapshots
     }
 

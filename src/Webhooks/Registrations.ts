@@ -1,6 +1,8 @@
 /** Webhook registrations (reference "Webhook management", CONTRACT §8) and the delivery log. */
-import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { AppConfig } from "../Config/AppConfig.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"

@@ -57,7 +57,8 @@ const row: GuestRow = {
   consent: null,
   consent_source: null,
   token: null,
-  removed_at: null
+  removed_at: null,
+  history: "[]"
 }
 
 export const sampleEventPerson = (variant: PayloadVariant): unknown =>

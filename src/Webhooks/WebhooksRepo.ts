@@ -1,6 +1,9 @@
 /** Webhook registrations, the outbox (messages and their deliveries), and the delivery log. */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { DirectSql } from "../Db/Sqlite.js"
 
 export const RegistrationRow = Schema.Struct({
   id: Schema.Number,
@@ -56,6 +59,7 @@ export interface Outcome {
 export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/WebhooksRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const direct = yield* DirectSql
 
     const active = SqlSchema.findOne({
       Request: Schema.Struct({ organizationId: Schema.Number, url: Schema.String, type: Schema.String }),
@@ -84,16 +88,17 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
 
     /** The registrations a new notification fans out to: those existing (and enabled) right now. */
     const subscribers = (organizationId: number, type: string) =>
-      sql`SELECT id FROM webhooks
-          WHERE organization_id = ${organizationId} AND type = ${type} AND deleted_at IS NULL AND disabled_at IS NULL`.pipe(
-        Effect.map((rows) => rows.map((r) => Number(r["id"])))
+      Effect.map(
+        direct.rows<{ id: number }>(
+          sql`SELECT id FROM webhooks
+              WHERE organization_id = ${organizationId} AND type = ${type} AND deleted_at IS NULL AND disabled_at IS NULL`
+        ),
+        (rows) => rows.map((r) => r.id)
       )
 
     const insertMessage = (row: { publicId: string; organizationId: number; type: string; payload: string; at: string }) =>
-      sql`INSERT INTO webhook_messages (public_id, organization_id, type, payload, created_at)
-          VALUES (${row.publicId}, ${row.organizationId}, ${row.type}, ${row.payload}, ${row.at}) RETURNING id`.pipe(
-        Effect.map((rows) => Number(rows[0]!["id"]))
-      )
+      direct.run(sql`INSERT INTO webhook_messages (public_id, organization_id, type, payload, created_at)
+          VALUES (${row.publicId}, ${row.organizationId}, ${row.type}, ${row.payload}, ${row.at})`)
 
     const insertDelivery = (row: {
       publicId: string
@@ -104,10 +109,10 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       dueAt: number
       at: string
     }) =>
-      sql`INSERT INTO webhook_deliveries
+      direct.run(sql`INSERT INTO webhook_deliveries
             (public_id, message_id, webhook_id, organization_id, status, max_attempts, next_attempt_at, created_at, updated_at)
           VALUES (${row.publicId}, ${row.messageId}, ${row.webhookId}, ${row.organizationId}, 'pending', ${row.maxAttempts},
-                  ${row.dueAt}, ${row.at}, ${row.at})`
+                  ${row.dueAt}, ${row.at}, ${row.at})`)
 
     /** Due deliveries not claimed by an attempt in progress, oldest due first. */
     const due = (now: number, limit: number) =>

@@ -5,12 +5,13 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { HttpServer } from "@effect/platform"
-import { ConfigProvider, Context, Effect, Layer, Redacted, Tracer } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AppConfig, appConfig } from "../../src/Config/AppConfig.js"
+import { DirectSql } from "../../src/Db/Sqlite.js"
 import { Organizations } from "../../src/Organizations/Organizations.js"
 import { AppLive } from "../../src/Server.js"
 
@@ -39,20 +40,9 @@ export interface TestServerShape {
   readonly request: <T = any>(method: string, path: string, options?: RequestOptions) => Effect.Effect<Reply<T>>
   /** A new organization with its own API token (as the admin CLI would make it). */
   readonly organization: (slug: string) => Effect.Effect<{ readonly id: number; readonly token: string }>
-  /** SQL statements the server has executed so far (each runs in a `sql.execute` span). */
+  /** SQL statements the server has executed so far. */
   readonly statements: () => number
 }
-
-/** A tracer that counts the `sql.execute` spans of @effect/sql, for tests that bound queries. */
-const countingTracer = (count: { n: number }) =>
-  Layer.unwrapEffect(Effect.map(Effect.tracer, (base) =>
-    Layer.setTracer(Tracer.make({
-      span: (name, ...rest) => {
-        if (name === "sql.execute") count.n++
-        return base.span(name, ...rest)
-      },
-      context: (f, fiber) => base.context(f, fiber)
-    }))))
 
 export class TestServer extends Context.Tag("test/TestServer")<TestServer, TestServerShape>() {}
 
@@ -109,12 +99,12 @@ export const testServer = (env: Record<string, string> = {}) =>
     const dir = yield* temporaryDirectory
     const databasePath = join(dir, "convene.db")
     const config = yield* configFrom({ ...testEnvironment(databasePath), ...env })
-    const executed = { n: 0 }
     const handle = Layer.effect(
       TestServer,
       Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
         const organizations = yield* Organizations
+        const direct = yield* DirectSql
         const address = server.address
         const url = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
         return {
@@ -127,14 +117,13 @@ export const testServer = (env: Record<string, string> = {}) =>
               const created = yield* organizations.createApiToken(organization.id, "test")
               return { id: organization.id, token: Redacted.value(created.token) }
             }),
-          statements: () => executed.n
+          statements: direct.executed
         }
       })
     )
     return handle.pipe(
       Layer.provideMerge(AppLive),
       Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-      Layer.provide(Layer.succeed(AppConfig, config)),
-      Layer.provide(countingTracer(executed))
+      Layer.provide(Layer.succeed(AppConfig, config))
     )
   }))

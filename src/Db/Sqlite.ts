@@ -1,0 +1,205 @@
+/**
+ * The SQLite client: `@effect/sql`'s client over one better-sqlite3 connection, configured for a
+ * server that shares its file with the admin CLI:
+ * - write transactions begin IMMEDIATE, so they take the write lock first and wait (busy timeout)
+ *   instead of failing with SQLITE_BUSY when another process committed in between;
+ * - prepared statements live in a plain map keyed by SQL text (the statements are the code's own,
+ *   a bounded set), which costs less per query than a general-purpose cache;
+ * - the connection settings are applied once, before any statement runs.
+ * It is offered as both `SqlClient` and `SqliteClient` (the Migrator and backups use the latter),
+ * with `DirectSql`, a shorter path for the reads of every request (see there).
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlError from "@effect/sql/SqlError"
+import type * as SqlConnection from "@effect/sql/SqlConnection"
+import * as Statement from "@effect/sql/Statement"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import Database from "better-sqlite3"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+/**
+ * Statements on the hot path. A `sql` statement normally runs through the client's machinery (a
+ * permit of the connection's semaphore, a span, the statement cache) at a cost of tens of Effect
+ * operations per statement, which adds up: a guest-list batch runs thousands. `DirectSql` runs the
+ * compiled statement at once when that is safe: when no transaction holds the connection (a
+ * statement outside a transaction commits on its own), or when the calling fiber is the one that
+ * holds it (a statement of that transaction). Otherwise it waits for the connection like any
+ * statement. Rows come back as SQLite gives them, typed by the caller: the tables are STRICT, so
+ * column types are guaranteed, and each query names its columns.
+ */
+export interface DirectSqlShape {
+  readonly rows: <A>(statement: Statement.Statement<unknown>) => Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
+  readonly first: <A>(statement: Statement.Statement<unknown>) => Effect.Effect<A | undefined, SqlError.SqlError>
+  /** A write; resolves to the id of an inserted row. */
+  readonly run: (statement: Statement.Statement<unknown>) => Effect.Effect<number, SqlError.SqlError>
+  /** Statements executed on this connection so far, by any path (for tests that bound queries). */
+  readonly executed: () => number
+}
+
+export class DirectSql extends Context.Tag("Convene/DirectSql")<DirectSql, DirectSqlShape>() {}
+
+const STATEMENT_CACHE = 1_000
+
+export interface Options {
+  readonly filename: string
+  /** `synchronous`: FULL makes every commit durable against power loss. */
+  readonly synchronous?: "FULL" | "NORMAL"
+}
+
+export const make = (options: Options) =>
+  Effect.gen(function*() {
+    const db = yield* Effect.acquireRelease(
+      Effect.try({
+        try: () => new Database(options.filename),
+        catch: (cause) => new SqlError.SqlError({ cause, message: `Failed to open ${options.filename}` })
+      }),
+      (db) => Effect.sync(() => db.close())
+    )
+    db.pragma("journal_mode = WAL")
+    db.pragma(`synchronous = ${options.synchronous ?? "FULL"}`)
+    db.pragma("foreign_keys = ON")
+    db.pragma("busy_timeout = 5000")
+    db.pragma("cache_size = -32768")
+    db.pragma("temp_store = MEMORY")
+
+    const statements = new Map<string, Database.Statement>()
+    let executed = 0
+    const prepare = (sql: string) => {
+      executed++
+      let statement = statements.get(sql)
+      if (statement === undefined) {
+        statement = db.prepare(sql)
+        if (statements.size >= STATEMENT_CACHE) statements.delete(statements.keys().next().value!)
+        statements.set(sql, statement)
+      }
+      return statement
+    }
+    const failed = (cause: unknown) => new SqlError.SqlError({ cause, message: "Failed to execute statement" })
+    const run = (sql: string, params: ReadonlyArray<unknown>, raw: boolean) =>
+      Effect.try({
+        try: () => {
+          const statement = prepare(sql)
+          if (statement.reader) return statement.all(...params) as ReadonlyArray<any>
+          const result = statement.run(...params)
+          return raw ? (result as unknown as ReadonlyArray<any>) : []
+        },
+        catch: failed
+      })
+
+    const connection: SqlConnection.Connection = {
+      execute: (sql, params, transformRows) =>
+        transformRows === undefined ? run(sql, params, false) : Effect.map(run(sql, params, false), transformRows),
+      executeRaw: (sql, params) => run(sql, params, true),
+      executeValues: (sql, params) =>
+        Effect.try({
+          try: () => {
+            const statement = prepare(sql)
+            if (!statement.reader) {
+              statement.run(...params)
+              return []
+            }
+            statement.raw(true)
+            try {
+              return statement.all(...params) as ReadonlyArray<ReadonlyArray<unknown>>
+            } finally {
+              statement.raw(false)
+            }
+          },
+          catch: failed
+        }),
+      executeUnprepared: (sql, params, transformRows) =>
+        Effect.try({
+          try: () => {
+            executed++
+            const statement = db.prepare(sql)
+            const rows = statement.reader ? (statement.all(...params) as ReadonlyArray<any>) : (statement.run(...params), [])
+            return transformRows === undefined ? rows : transformRows(rows)
+          },
+          catch: failed
+        }),
+      executeStream: () => Effect.dieMessage("executeStream is not supported") as never
+    }
+
+    // One connection: a statement outside a transaction waits while a transaction holds it.
+    // `transactionOpen` covers BEGIN to COMMIT or ROLLBACK: it is set once the permit is taken
+    // and cleared when the transaction's scope closes, after the last statement.
+    const semaphore = yield* Effect.makeSemaphore(1)
+    let transactionOpen = false
+    const acquirer = semaphore.withPermits(1)(Effect.succeed(connection))
+    const transactionAcquirer = Effect.uninterruptibleMask((restore) =>
+      Effect.as(
+        Effect.zipRight(
+          restore(semaphore.take(1)),
+          Effect.tap(Effect.scope, (scope) =>
+            Effect.zipRight(
+              Effect.sync(() => {
+                transactionOpen = true
+              }),
+              Scope.addFinalizer(
+                scope,
+                Effect.zipRight(
+                  Effect.sync(() => {
+                    transactionOpen = false
+                  }),
+                  semaphore.release(1)
+                )
+              )
+            ))
+        ),
+        connection
+      )
+    )
+
+    const direct = <A>(statement: Statement.Statement<unknown>, execute: (prepared: Database.Statement, params: ReadonlyArray<unknown>) => A) =>
+      Effect.withFiberRuntime<A, SqlError.SqlError>((fiber) => {
+        const [text, params] = statement.compile()
+        const run = Effect.try({ try: () => execute(prepare(text), params), catch: failed })
+        // the check and the statement run in this one synchronous step: no other fiber can begin
+        // a transaction in between
+        if (!transactionOpen || Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)._tag === "Some") {
+          return run
+        }
+        return semaphore.withPermits(1)(run)
+      })
+    const read = <A>(statement: Statement.Statement<unknown>) =>
+      direct(statement, (prepared, params) => prepared.all(...params) as ReadonlyArray<A>)
+
+    const client = yield* SqlClient.make({
+      acquirer,
+      transactionAcquirer,
+      compiler: Statement.makeCompilerSqlite(),
+      beginTransaction: "BEGIN IMMEDIATE",
+      spanAttributes: [["db.system.name", "sqlite"]]
+    })
+
+    const sqlite: SqliteClient.SqliteClient = Object.assign(client, {
+      [SqliteClient.TypeId]: SqliteClient.TypeId,
+      config: { filename: options.filename },
+      export: Effect.try({ try: () => db.serialize() as Uint8Array, catch: failed }),
+      backup: (destination: string) =>
+        Effect.tryPromise({
+          try: () => db.backup(destination),
+          catch: (cause) => new SqlError.SqlError({ cause, message: "Failed to back up the database" })
+        }),
+      loadExtension: (path: string) => Effect.try({ try: () => void db.loadExtension(path), catch: failed })
+    }) as unknown as SqliteClient.SqliteClient
+    const directSql: DirectSqlShape = {
+      rows: read,
+      first: <A>(statement: Statement.Statement<unknown>) => Effect.map(read<A>(statement), (rows) => rows[0]),
+      run: (statement) => direct(statement, (prepared, params) => Number(prepared.run(...params).lastInsertRowid)),
+      executed: () => executed
+    }
+    return { sqlite, directSql }
+  })
+
+export const layer = (options: Options) =>
+  Layer.scopedContext(
+    Effect.map(make(options), ({ directSql, sqlite }) =>
+      Context.make(SqliteClient.SqliteClient, sqlite).pipe(
+        Context.add(SqlClient.SqlClient, sqlite),
+        Context.add(DirectSql, directSql)
+      ))
+  ).pipe(Layer.provide(Reactivity.layer))
