@@ -11,6 +11,8 @@ import { Events } from "./Events/Events.js"
 import { EventsHttp } from "./Events/Http.js"
 import { GuestLists } from "./Guests/GuestLists.js"
 import { GuestsHttp } from "./Guests/Http.js"
+import { Idempotency } from "./Idempotency/Idempotency.js"
+import { IdempotentLive } from "./Idempotency/Idempotent.js"
 import { ErrorMappingLive } from "./Http/ErrorMapping.js"
 import { requestLifecycle } from "./Http/RequestLifecycle.js"
 import { DocsLive } from "./Ops/Docs.js"
@@ -45,6 +47,7 @@ export const ServicesLive = Layer.mergeAll(
   Payments.Default,
   Registrations.Default,
   Rsvp.Default,
+  Idempotency.Default,
   PublicOrigin.Default,
   Readiness.Default,
   Ids.Default
@@ -64,7 +67,8 @@ const HandlersLive = Layer.mergeAll(
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(HandlersLive),
-  Layer.provide(AccessLive)
+  Layer.provide(AccessLive),
+  Layer.provide(IdempotentLive)
 )
 
 /** The HTTP service on a given `http.Server`, with everything it needs but the database and config. */

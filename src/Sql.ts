@@ -6,6 +6,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlError from "@effect/sql/SqlError"
 import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -21,7 +22,7 @@ const ensureDirectory = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   yield* fs.makeDirectory(path.dirname(path.resolve(databasePath)), { recursive: true })
-}).pipe(Effect.orDie)
+}).pipe(Effect.mapError((cause) => new SqlError.SqlError({ cause, message: "Failed to create the database folder" })))
 
 const ClientLive = Layer.unwrapEffect(
   Effect.gen(function*() {

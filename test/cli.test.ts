@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { cli } from "./support/Cli.js"
+import { cli, service } from "./support/Cli.js"
 import { expectError, expectStatus, login } from "./support/Fixtures.js"
 import { TestServer, testServer } from "./support/TestServer.js"
 
@@ -49,4 +49,17 @@ layer(testServer(), { excludeTestServices: true })("admin CLI", (it) => {
       expect(result.code).toBe(1)
       expect(result.stderr.trim()).toBe('convene: invalid configuration: RATE_LIMIT_BURST must be an integer from 1 to 1000000 (got "lots")')
     }), 30_000)
+
+  it.effect("the service stops with one clear line when it cannot open its database or its port", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const base = { LOG_LEVEL: "Error", HOST: "127.0.0.1", PORT: "0" }
+      const folder = yield* service({ ...base, DATABASE_PATH: "/dev/null/convene/convene.db" })
+      expect(folder.code).toBe(1)
+      expect(folder.stderr.trim()).toMatch(/^convene: cannot open the database at \/dev\/null\/convene\/convene\.db: .+$/)
+      const port = new URL(server.url).port
+      const busy = yield* service({ ...base, DATABASE_PATH: server.databasePath, PORT: port })
+      expect(busy.code).toBe(1)
+      expect(busy.stderr.trim()).toBe(`convene: cannot listen on 127.0.0.1:${port}: EADDRINUSE: address already in use 127.0.0.1:${port}`)
+    }), 60_000)
 })

@@ -53,17 +53,25 @@ export const make = (options: Options) =>
   Effect.gen(function*() {
     const db = yield* Effect.acquireRelease(
       Effect.try({
-        try: () => new Database(options.filename),
+        try: () => {
+          const db = new Database(options.filename)
+          try {
+            db.pragma("journal_mode = WAL")
+            db.pragma(`synchronous = ${options.synchronous ?? "FULL"}`)
+            db.pragma("foreign_keys = ON")
+            db.pragma("busy_timeout = 5000")
+            db.pragma("cache_size = -32768")
+            db.pragma("temp_store = MEMORY")
+            return db
+          } catch (error) {
+            db.close()
+            throw error
+          }
+        },
         catch: (cause) => new SqlError.SqlError({ cause, message: `Failed to open ${options.filename}` })
       }),
       (db) => Effect.sync(() => db.close())
     )
-    db.pragma("journal_mode = WAL")
-    db.pragma(`synchronous = ${options.synchronous ?? "FULL"}`)
-    db.pragma("foreign_keys = ON")
-    db.pragma("busy_timeout = 5000")
-    db.pragma("cache_size = -32768")
-    db.pragma("temp_store = MEMORY")
 
     const statements = new Map<string, Database.Statement>()
     let executed = 0

@@ -5,6 +5,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { optional } from "../Domain/Fields.js"
 import { AdminAccess, ViewerAccess } from "../Auth/Access.js"
+import { Idempotent } from "../Idempotency/Idempotent.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
 import { BooleanParam, Limit, Skip } from "../Http/Params.js"
 import { CreateEvent, Event, UpdateEvent } from "./Domain.js"
@@ -39,6 +40,7 @@ export class EventsApi extends HttpApiGroup.make("events")
       .addSuccess(Event)
       .addError(Conflict.Wire)
       .addError(PayloadTooLarge.Wire)
+      .middleware(Idempotent)
       .middleware(AdminAccess)
       .annotate(OpenApi.Summary, "Create an event (extension)")
   )
@@ -58,6 +60,7 @@ export class EventsApi extends HttpApiGroup.make("events")
       .addError(NotFound.Wire)
       .addError(Conflict.Wire)
       .addError(PayloadTooLarge.Wire)
+      .middleware(Idempotent)
       .middleware(AdminAccess)
       .annotate(OpenApi.Summary, "Update an event partially; emits an Event notification when something changed (extension)")
   )

@@ -5,6 +5,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { optional } from "../Domain/Fields.js"
 import { TeamMemberAccess, ViewerAccess } from "../Auth/Access.js"
+import { Idempotent } from "../Idempotency/Idempotent.js"
 import { NotFound, PayloadTooLarge } from "../Http/Errors.js"
 import { BooleanParam, Limit, Skip } from "../Http/Params.js"
 import { Batch, Guest, GuestRef, GuestUpdate, NewGuest } from "./Domain.js"
@@ -50,6 +51,7 @@ export class GuestsApi extends HttpApiGroup.make("guests")
       .addSuccess(Guests)
       .addError(NotFound.Wire)
       .addError(PayloadTooLarge.Wire)
+      .middleware(Idempotent)
       .middleware(TeamMemberAccess)
       .annotate(OpenApi.Summary, "Add 1 to 500 guests, atomically")
   )
@@ -60,6 +62,7 @@ export class GuestsApi extends HttpApiGroup.make("guests")
       .addSuccess(Guests)
       .addError(NotFound.Wire)
       .addError(PayloadTooLarge.Wire)
+      .middleware(Idempotent)
       .middleware(TeamMemberAccess)
       .annotate(OpenApi.Summary, "Update RSVP and attendance of 1 to 500 guests, atomically")
   )
@@ -70,6 +73,7 @@ export class GuestsApi extends HttpApiGroup.make("guests")
       .addSuccess(Schema.Struct({ success: Schema.Literal(true) }))
       .addError(NotFound.Wire)
       .addError(PayloadTooLarge.Wire)
+      .middleware(Idempotent)
       .middleware(TeamMemberAccess)
       .annotate(OpenApi.Summary, "Remove 1 to 500 guests, atomically")
   )

@@ -2,7 +2,8 @@
  * One error shape everywhere (CONTRACT §3). This API-level middleware sits between the router and
  * the encoder of the API's errors: it turns what the framework raises (unknown route, schema
  * violation, malformed JSON, an oversize body, defects) into the API's own errors, adds the
- * headers some errors carry, and logs defects without letting their details reach the body.
+ * headers some errors carry, logs defects without letting their details reach the body, and sends
+ * the stored answer of a replayed idempotent request.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiError from "@effect/platform/HttpApiError"
@@ -15,6 +16,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "../Api.js"
+import { IdempotentReplay, replayResponse } from "../Idempotency/Idempotent.js"
 import {
   Conflict,
   Forbidden,
@@ -49,7 +51,7 @@ const tooLarge = new PayloadTooLarge({ message: `The request body is over ${MAX_
 const withHeaders = (headers: Record<string, string>) =>
   HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
 
-const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<never, ApiError> => {
+const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError> => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error = failure.value
@@ -70,6 +72,7 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<never, ApiError>
   }
   if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
   const defect = Cause.squash(cause)
+  if (defect instanceof IdempotentReplay) return Effect.succeed(replayResponse(defect))
   if (defect instanceof HttpServerError.RequestError && defect.reason === "Decode") {
     const message = defect.cause instanceof Error ? defect.cause.message : ""
     return Effect.fail(

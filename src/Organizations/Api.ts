@@ -6,6 +6,7 @@ import * as Schema from "effect/Schema"
 import { AdminAccess, SuperAdminAccess } from "../Auth/Access.js"
 import { Email, optional, RequiredText } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
+import { Idempotent } from "../Idempotency/Idempotent.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
 
 export const MemberJson = Schema.Struct({
@@ -42,6 +43,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organization")
       .addSuccess(Schema.Struct({ userId: Schema.String }))
       .addError(Conflict.Wire)
       .addError(PayloadTooLarge.Wire)
+      .middleware(Idempotent)
       .middleware(SuperAdminAccess)
       .annotate(OpenApi.Summary, "Add a member (creating the user if the email is new)")
   )
@@ -70,6 +72,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organization")
       .setPath(Schema.Struct({ tokenId: Schema.String }))
       .addSuccess(Schema.Struct({ success: Schema.Literal(true) }))
       .addError(NotFound.Wire)
+      .middleware(Idempotent)
       .middleware(AdminAccess)
       .annotate(OpenApi.Summary, "Revoke an API token at once")
   )

@@ -4,6 +4,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { AdminAccess } from "../Auth/Access.js"
+import { Idempotent } from "../Idempotency/Idempotent.js"
 import { NotFound, PayloadTooLarge } from "../Http/Errors.js"
 import { NewPurchase, NewRefund, PurchaseJson } from "./Domain.js"
 
@@ -17,6 +18,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .addSuccess(PurchaseJson)
       .addError(NotFound.Wire)
       .addError(PayloadTooLarge.Wire)
+      .middleware(Idempotent)
       .middleware(AdminAccess)
       .annotate(OpenApi.Summary, "Record a purchase for guests of a ticketed event; item total = subtotal + tax + serviceFee")
   )
@@ -27,6 +29,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .addSuccess(Schema.Struct({ success: Schema.Literal(true), refundId: Schema.String }))
       .addError(NotFound.Wire)
       .addError(PayloadTooLarge.Wire)
+      .middleware(Idempotent)
       .middleware(AdminAccess)
       .annotate(OpenApi.Summary, "Refund one item (itemId) or the whole purchase")
   )
@@ -35,6 +38,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
       .setPath(PurchasePath)
       .addSuccess(Schema.Struct({ success: Schema.Literal(true) }))
       .addError(NotFound.Wire)
+      .middleware(Idempotent)
       .middleware(AdminAccess)
       .annotate(OpenApi.Summary, "Mark a purchase as disputed (chargeback)")
   )

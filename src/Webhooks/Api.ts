@@ -5,6 +5,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { optional } from "../Domain/Fields.js"
 import { AdminAccess } from "../Auth/Access.js"
+import { Idempotent } from "../Idempotency/Idempotent.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
 import { Limit, Skip } from "../Http/Params.js"
 import { Delivery, DeliveryStatus, Registration } from "./Domain.js"
@@ -19,6 +20,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       }))
       .addError(Conflict.Wire)
       .addError(PayloadTooLarge.Wire)
+      .middleware(Idempotent)
       .middleware(AdminAccess)
       .annotate(OpenApi.Summary, "Register a URL for a notification type; the same URL and type twice is one registration")
   )
@@ -28,6 +30,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addSuccess(Schema.Struct({ success: Schema.Literal(true) }))
       .addError(NotFound.Wire)
       .addError(PayloadTooLarge.Wire)
+      .middleware(Idempotent)
       .middleware(AdminAccess)
       .annotate(OpenApi.Summary, "Delete a registration; its pending deliveries are cancelled")
   )
@@ -54,6 +57,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addSuccess(Schema.Struct({ success: Schema.Literal(true) }))
       .addError(NotFound.Wire)
       .addError(Conflict.Wire)
+      .middleware(Idempotent)
       .middleware(AdminAccess)
       .annotate(OpenApi.Summary, "One more attempt, now, for a failed or cancelled delivery (extension)")
   )

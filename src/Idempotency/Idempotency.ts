@@ -1,0 +1,96 @@
+/**
+ * Idempotency keys (CONTRACT §10): the first response to a request carrying an `Idempotency-Key`
+ * is kept for 24 hours per caller. The same key with the same request replays it without acting
+ * again; with a different request it is refused (422); while the first is still running, a second
+ * gets 409. Kept in SQLite, so replays survive restarts; a request cut by a crash leaves its key
+ * free again (keys still "running" at start belong to requests that died with their process).
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import { DirectSql } from "../Db/Sqlite.js"
+
+export const RETENTION = Duration.hours(24)
+/** A key still marked running after this long belongs to a request that never finished (its client left). */
+export const ABANDONED_AFTER = Duration.minutes(5)
+
+export interface StoredResponse {
+  readonly status: number
+  readonly contentType: string | null
+  readonly body: Uint8Array
+}
+
+export type Claim =
+  | { readonly _tag: "Fresh" }
+  | { readonly _tag: "Replay"; readonly response: StoredResponse }
+  | { readonly _tag: "InProgress" }
+  | { readonly _tag: "Mismatch" }
+
+interface Row {
+  readonly fingerprint: Uint8Array
+  readonly state: "running" | "done"
+  readonly status: number | null
+  readonly content_type: string | null
+  readonly body: Uint8Array | null
+  readonly created_at: number
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0
+
+export class Idempotency extends Effect.Service<Idempotency>()("Convene/Idempotency", {
+  scoped: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const direct = yield* DirectSql
+    const retention = Duration.toMillis(RETENTION)
+    const abandoned = Duration.toMillis(ABANDONED_AFTER)
+
+    /** Reserves the key for this request, or says what to answer instead. */
+    const claim = (callerKey: string, key: string, fingerprint: Uint8Array): Effect.Effect<Claim> =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        return yield* Effect.gen(function*() {
+          const row = yield* direct.first<Row>(
+            sql`SELECT fingerprint, state, status, content_type, body, created_at FROM idempotency_keys
+                WHERE caller_key = ${callerKey} AND key = ${key}`
+          )
+          const live = row !== undefined &&
+            row.created_at + (row.state === "running" ? abandoned : retention) > now
+          if (live) {
+            if (!sameBytes(row.fingerprint, fingerprint)) return { _tag: "Mismatch" } as const
+            if (row.state === "running") return { _tag: "InProgress" } as const
+            return {
+              _tag: "Replay",
+              response: { status: row.status!, contentType: row.content_type, body: row.body! }
+            } as const
+          }
+          yield* direct.run(
+            sql`INSERT INTO idempotency_keys (caller_key, key, fingerprint, state, created_at)
+                VALUES (${callerKey}, ${key}, ${fingerprint}, 'running', ${now})
+                ON CONFLICT (caller_key, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'running',
+                  status = NULL, content_type = NULL, body = NULL, created_at = excluded.created_at`
+          )
+          return { _tag: "Fresh" } as const
+        }).pipe(sql.withTransaction)
+      }).pipe(Effect.orDie)
+
+    /** Keeps the first response; a 5xx is not kept, and the key is free again. */
+    const complete = (callerKey: string, key: string, response: StoredResponse) =>
+      (response.status >= 500
+        ? direct.run(sql`DELETE FROM idempotency_keys WHERE caller_key = ${callerKey} AND key = ${key} AND state = 'running'`)
+        : direct.run(
+          sql`UPDATE idempotency_keys SET state = 'done', status = ${response.status},
+                content_type = ${response.contentType}, body = ${response.body}
+              WHERE caller_key = ${callerKey} AND key = ${key} AND state = 'running'`
+        )).pipe(Effect.asVoid, Effect.orDie)
+
+    const purge = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      direct.run(sql`DELETE FROM idempotency_keys WHERE created_at <= ${now - retention}`)).pipe(Effect.asVoid, Effect.orDie)
+
+    yield* direct.run(sql`DELETE FROM idempotency_keys WHERE state = 'running'`).pipe(Effect.orDie)
+    yield* purge.pipe(Effect.repeat(Schedule.spaced(Duration.hours(1))), Effect.forkScoped)
+
+    return { claim, complete } as const
+  })
+}) {}
