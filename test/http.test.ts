@@ -86,7 +86,10 @@ layer(testServer(), { excludeTestServices: true })("HTTP behaviour", (it) => {
         expect(spec.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" })
         expect(spec.components.schemas).not.toHaveProperty("HttpApiDecodeError")
         const create = spec.paths["/person"].post
-        expect(Object.keys(create.responses).sort()).toEqual(["201", "400", "401", "403", "404", "409", "413", "429", "500"])
+        expect(Object.keys(create.responses).sort()).toEqual(["201", "400", "401", "403", "404", "409", "413", "422", "429", "500"])
+        expect(create.parameters.map((p: { name: string }) => p.name)).toContain("Idempotency-Key")
+        expect(spec.paths["/login"].post.responses).not.toHaveProperty("422")
+        expect(spec.paths["/login"].post.parameters ?? []).not.toContainEqual(expect.objectContaining({ name: "Idempotency-Key" }))
         expect(create.security).toEqual([{ apiKey: [] }, { bearer: [] }])
         expect(JSON.stringify(create.responses["400"])).not.toContain("HttpApiDecodeError")
         for (const path of ["/person", "/person/{id}", "/person/search", "/persons", "/login", "/me", "/member", "/api-token", "/api-token/{tokenId}", "/custom-field", "/person/{id}/unarchive", "/healthz", "/readyz"]) {

@@ -3,7 +3,9 @@
  * - the access middleware is keyed on `x-api-key`, but the same handler accepts
  *   `Authorization: Bearer` with an `organizationSlug` header, so both appear as alternatives;
  * - the framework's own decode-error schema never reaches a client (the error mapping turns it
- *   into `InvalidRequest`), so it is dropped from responses and components.
+ *   into `InvalidRequest`), so it is dropped from responses and components;
+ * - operations behind the `Idempotent` middleware (those that can answer 422) list the
+ *   `Idempotency-Key` header the middleware reads.
  */
 const BEARER = "bearer"
 const DECODE_ERROR_REF = "#/components/schemas/HttpApiDecodeError"
@@ -32,6 +34,20 @@ export const completeOpenApi = (spec: Json): Json => {
     for (const operation of Object.values(item) as Array<Json>) {
       for (const response of Object.values(operation["responses"] ?? {}) as Array<Json>) {
         withoutDecodeError(response["content"])
+      }
+      if (operation["responses"]?.["422"] !== undefined) {
+        operation["parameters"] = [
+          ...(operation["parameters"] ?? []),
+          {
+            name: "Idempotency-Key",
+            in: "header",
+            required: false,
+            description: "1-255 printable ASCII characters. For 24 hours, the same request with the same key " +
+              "replays the first answer (with `Idempotent-Replayed: true`) instead of acting again; " +
+              "a different request with it gets 422, and 409 while the first is still running.",
+            schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" }
+          }
+        ]
       }
       const security = operation["security"] as Array<Json> | undefined
       if (security?.some((s) => "apiKey" in s)) {
