@@ -1,6 +1,7 @@
 /** The program's edge: every layer composed once. */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as Layer from "effect/Layer"
 import { Api } from "./Api.js"
 import { AccessLive, Gate } from "./Auth/AccessLive.js"
@@ -79,6 +80,9 @@ export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
   Layer.provide(ErrorMappingLive),
   Layer.provide(ApiLive),
   Layer.provide(ServicesLive),
+  // the router's default refuses path parameters over 100 characters as an unknown route; a long id
+  // is an unknown id (404 from its handler, after validation), like any other
+  Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: 16_384 })),
   HttpMiddleware.withTracerDisabledWhen(() => true)
 )
 

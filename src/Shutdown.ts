@@ -12,7 +12,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
+import { randomUUID } from "node:crypto"
 import { createServer, type Server } from "node:http"
+import type { Duplex } from "node:stream"
 import { AppConfig } from "./Config/AppConfig.js"
 import { Readiness } from "./Ops/Readiness.js"
 
@@ -27,6 +29,26 @@ export class HttpListener extends Context.Tag("Convene/HttpListener")<HttpListen
 const STARTING = JSON.stringify({ message: "The service is starting; retry in a moment", code: "unavailable" })
 
 /**
+ * What Node's HTTP parser refuses never reaches the application: a request line and headers over
+ * Node's 16 KiB (`HPE_HEADER_OVERFLOW`, answered 431) or a malformed request (400). Node would answer
+ * with an empty body; these answers carry the API's error body and a request id like any other.
+ */
+const onClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const [status, message] = error.code === "HPE_HEADER_OVERFLOW"
+    ? ["431 Request Header Fields Too Large", "The request line and headers are over 16 KiB"]
+    : ["400 Bad Request", "The request is not valid HTTP"]
+  const body = JSON.stringify({ message, code: "invalid_request" })
+  socket.end(
+    `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `x-request-id: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`
+  )
+}
+
+/**
  * A Node `http.Server` on the configured host and port, counting the requests in flight. The
  * socket listens before the application is built (its address is part of the configuration the
  * application reads); a request that arrives before the application's handler is attached is
@@ -35,6 +57,7 @@ const STARTING = JSON.stringify({ message: "The service is starting; retry in a 
 export const NodeServerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
   const server = createServer()
   server.keepAliveTimeout = 65_000
+  server.on("clientError", onClientError)
   let active = 0
   server.on("request", (_, response) => {
     active++

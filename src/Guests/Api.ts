@@ -7,7 +7,7 @@ import { optional } from "../Domain/Fields.js"
 import { TeamMemberAccess, ViewerAccess } from "../Auth/Access.js"
 import { Idempotent } from "../Idempotency/Idempotent.js"
 import { NotFound, PayloadTooLarge } from "../Http/Errors.js"
-import { BooleanParam, Limit, Skip } from "../Http/Params.js"
+import { BooleanParam, Limit, QueryText, Skip } from "../Http/Params.js"
 import { Batch, Guest, GuestRef, GuestUpdate, NewGuest } from "./Domain.js"
 
 const IdPath = Schema.Struct({ id: Schema.String })
@@ -32,9 +32,9 @@ export class GuestsApi extends HttpApiGroup.make("guests")
     HttpApiEndpoint.get("search", "/event/:id/guestlist/search")
       .setPath(IdPath)
       .setUrlParams(Schema.Struct({
-        personIds: optional(Schema.String.annotations({ description: "Comma-separated, at most 50" })),
-        email: optional(Schema.String),
-        name: optional(Schema.String),
+        personIds: optional(QueryText.annotations({ description: "Comma-separated, at most 50" })),
+        email: optional(QueryText),
+        name: optional(QueryText),
         limit: optional(Limit),
         skip: optional(Skip),
         generateRsvpLinks: optional(BooleanParam)

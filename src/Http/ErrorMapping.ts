@@ -17,6 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "../Api.js"
 import { IdempotentReplay, replayResponse } from "../Idempotency/Idempotent.js"
+import { jsonBodies } from "./JsonBody.js"
 import {
   Conflict,
   Forbidden,
@@ -48,6 +49,15 @@ const isApiError = (u: unknown): u is ApiError => apiErrors.some((E) => u instan
 
 const tooLarge = new PayloadTooLarge({ message: `The request body is over ${MAX_BODY_BYTES} bytes` })
 
+const decodes = (path: string) => {
+  try {
+    decodeURIComponent(path)
+    return true
+  } catch {
+    return false
+  }
+}
+
 const withHeaders = (headers: Record<string, string>) =>
   HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
 
@@ -57,7 +67,13 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
     const error = failure.value
     if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.fail(invalidFromIssues(error.issues))
     if (error instanceof HttpServerError.RouteNotFound) {
-      return Effect.fail(new NotFound({ message: `No route for ${error.request.method} ${error.request.url.split("?")[0]}` }))
+      const path = error.request.url.split("?")[0]!
+      // the router cannot decode a path parameter with a malformed escape: a bad parameter, not a route
+      return Effect.fail(
+        decodes(path)
+          ? new NotFound({ message: `No route for ${error.request.method} ${path}` })
+          : new InvalidRequest({ message: "The request path is not valid percent-encoded UTF-8" })
+      )
     }
     if (error instanceof RateLimited) {
       return Effect.zipRight(withHeaders({ "retry-after": String(error.retryAfter) }), Effect.fail(error))
@@ -73,6 +89,8 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
   if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
   const defect = Cause.squash(cause)
   if (defect instanceof IdempotentReplay) return Effect.succeed(replayResponse(defect))
+  // the JSON body parser's refusals (see JsonBody) reach here as defects of the payload decoder
+  if (defect instanceof InvalidRequest) return Effect.fail(defect)
   if (defect instanceof HttpServerError.RequestError && defect.reason === "Decode") {
     const message = defect.cause instanceof Error ? defect.cause.message : ""
     return Effect.fail(
@@ -90,7 +108,7 @@ export const ErrorMappingLive = HttpApiBuilder.middleware(Api, (app) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const declared = Number(request.headers["content-length"] ?? 0)
     if (declared > MAX_BODY_BYTES) return yield* tooLarge
-    return yield* app
+    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, jsonBodies(request))
   }).pipe(
     HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
     Effect.catchAllCause(toApiError),

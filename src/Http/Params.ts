@@ -21,3 +21,11 @@ export const BooleanParam = Schema.transform(
   Schema.Boolean,
   { strict: true, decode: (s) => s === "true" || s === "1", encode: (b) => (b ? "true" : "false") }
 )
+
+/**
+ * Free text in a query (a search term, an email): any string without U+0000, which SQLite's
+ * LIKE and full-text search would read as the end of the text.
+ */
+export const QueryText = Schema.String.pipe(
+  Schema.filter((s) => !s.includes("\u0000"), { message: () => "must not contain the NUL character (U+0000)" })
+)

@@ -7,7 +7,7 @@ import { optional } from "../Domain/Fields.js"
 import { TeamMemberAccess, ViewerAccess, AdminAccess } from "../Auth/Access.js"
 import { Idempotent } from "../Idempotency/Idempotent.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
-import { BooleanParam, Limit, Skip } from "../Http/Params.js"
+import { BooleanParam, Limit, QueryText, Skip } from "../Http/Params.js"
 import { CreateCustomField, CreatePerson, CustomFieldDefinition, Person, PersonDetail, UpdatePerson } from "./Domain.js"
 
 const IdPath = Schema.Struct({ id: Schema.String })
@@ -33,8 +33,8 @@ export class PersonsApi extends HttpApiGroup.make("persons")
   .add(
     HttpApiEndpoint.get("search", "/person/search")
       .setUrlParams(Schema.Struct({
-        query: optional(Schema.String),
-        email: optional(Schema.String),
+        query: optional(QueryText),
+        email: optional(QueryText),
         includeArchived: optional(BooleanParam),
         limit: optional(Limit),
         skip: optional(Skip)

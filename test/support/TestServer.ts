@@ -1,19 +1,18 @@
 /**
  * A real Convene server for tests: the application layer over a fresh SQLite file in a temporary
- * folder, listening on an ephemeral loopback port, driven over HTTP with `fetch`. Configuration
+ * folder, on the service's own listener at an ephemeral loopback port, driven over HTTP with `fetch`. Configuration
  * comes from a `ConfigProvider` map, as the environment would give it.
  */
-import { NodeHttpServer } from "@effect/platform-node"
 import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AppConfig, appConfig } from "../../src/Config/AppConfig.js"
 import { DirectSql } from "../../src/Db/Sqlite.js"
 import { Organizations } from "../../src/Organizations/Organizations.js"
 import { AppLive } from "../../src/Server.js"
+import { NodeServerLive } from "../../src/Shutdown.js"
 
 export const API_TOKEN = "cvn_test_0123456789abcdefghijklmnopqrstuvwxyz"
 export const ADMIN_EMAIL = "owner@acme.test"
@@ -98,7 +97,7 @@ export const testServer = (env: Record<string, string> = {}) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const dir = yield* temporaryDirectory
     const databasePath = join(dir, "convene.db")
-    const config = yield* configFrom({ ...testEnvironment(databasePath), ...env })
+    const config = yield* configFrom({ ...testEnvironment(databasePath), PORT: "0", HOST: "127.0.0.1", ...env })
     const handle = Layer.effect(
       TestServer,
       Effect.gen(function*() {
@@ -123,7 +122,7 @@ export const testServer = (env: Record<string, string> = {}) =>
     )
     return handle.pipe(
       Layer.provideMerge(AppLive),
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+      Layer.provideMerge(NodeServerLive),
       Layer.provide(Layer.succeed(AppConfig, config))
     )
   }))
