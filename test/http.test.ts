@@ -1,5 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { connect } from "node:net"
 import { expectError, expectStatus } from "./support/Fixtures.js"
 import { TestServer, testServer } from "./support/TestServer.js"
 
@@ -22,6 +23,54 @@ layer(testServer(), { excludeTestServices: true })("HTTP behaviour", (it) => {
         expectError(yield* server.request("POST", "/person", { rawBody: "null", headers: json }), 400, "invalid_request")
         expectError(yield* server.request("POST", "/person", { rawBody: "", headers: json }), 400, "invalid_request")
         expectError(yield* server.request("POST", "/person", { rawBody: "firstName=a", headers: { "content-type": "text/plain" } }), 400, "invalid_request")
+      }))
+
+    it.effect("reads every body as JSON, whatever its content type, and says so when it is not", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const body = (email: string) => JSON.stringify({ firstName: "A", lastName: "B", email })
+        for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/merge-patch+json"]) {
+          expectStatus(yield* server.request("POST", "/person", { rawBody: body(`ct.${type.length}.${Math.random()}@example.com`), headers: { "content-type": type } }), 201)
+        }
+        const form = expectError(
+          yield* server.request("POST", "/person", { rawBody: "firstName=A&lastName=B", headers: { "content-type": "application/x-www-form-urlencoded" } }),
+          400,
+          "invalid_request"
+        )
+        expect(form.body.message).toBe("The request body is not valid JSON")
+        const multipart = "--x\r\ncontent-disposition: form-data; name=\"firstName\"\r\n\r\nA\r\n--x--\r\n"
+        expectError(yield* server.request("POST", "/person", { rawBody: multipart, headers: { "content-type": "multipart/form-data; boundary=x" } }), 400, "invalid_request")
+        const deep = expectError(yield* server.request("POST", "/person", { rawBody: "[".repeat(100_000) + "]".repeat(100_000), headers: { "content-type": "application/json" } }), 400, "invalid_request")
+        expect(deep.body.message).toBe("The request body is nested deeper than 32 levels")
+      }))
+
+    it.effect("answers what Node's HTTP parser refuses in the API's error shape", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const raw = (request: string) =>
+          Effect.async<string>((resume) => {
+            const socket = connect(Number(new URL(server.url).port), "127.0.0.1")
+            let text = ""
+            socket.on("data", (chunk) => (text += chunk.toString("utf8")))
+            socket.on("close", () => resume(Effect.succeed(text)))
+            socket.on("error", () => resume(Effect.succeed(text)))
+            socket.write(request)
+          })
+        const parse = (text: string) => {
+          const [head, body] = text.split("\r\n\r\n")
+          return { status: head!.split(" ")[1], headers: head!.toLowerCase(), body: JSON.parse(body!) }
+        }
+        const garbage = parse(yield* raw("NOT HTTP AT ALL\r\n\r\n"))
+        expect(garbage.status).toBe("400")
+        expect(garbage.body).toEqual({ message: "The request is not valid HTTP", code: "invalid_request" })
+        expect(garbage.headers).toMatch(/x-request-id: [0-9a-f-]{36}/)
+        const long = parse(yield* raw(`GET /person?q=${"x".repeat(20_000)} HTTP/1.1\r\nhost: x\r\n\r\n`))
+        expect(long.status).toBe("431")
+        expect(long.body).toEqual({ message: "The request line and headers are over 16 KiB", code: "invalid_request" })
+        // ids of any length reach their handler: an unknown id, not an unknown route
+        const longId = expectError(yield* server.request("GET", `/person/${"x".repeat(500)}`), 404, "not_found")
+        expect(longId.body.message).not.toMatch(/No route/)
+        expectError(yield* server.request("GET", "/person/%ED%A0%80"), 400, "invalid_request")
       }))
 
     it.effect("answers a body over 1 MiB with 413 and a body just under it normally", () =>
