@@ -205,9 +205,13 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
       return { success: true } as const
     })
 
+    /**
+     * Items succeed or fail one by one (each in its own savepoint), but the batch commits as one
+     * transaction: a crash in the middle leaves none of it, never a part.
+     */
     const bulkUpdate = Effect.fn("Persons.bulkUpdate")(function*(caller: Caller, items: ReadonlyArray<unknown>) {
       const results: Array<BulkResult> = []
-      for (const item of items) {
+      yield* Effect.forEach(items, (item) => Effect.gen(function*() {
         const personId = typeof item === "object" && item !== null && "personId" in item && typeof item.personId === "string"
           ? item.personId
           : null
@@ -228,7 +232,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
               }
             }
         )
-      }
+      }), { discard: true }).pipe(sql.withTransaction, Effect.orDie)
       return { results }
     })
 
