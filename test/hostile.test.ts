@@ -11,8 +11,8 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect, Either, FastCheck as fc, Option, Schema } from "effect"
-import { createHash } from "node:crypto"
 import { Api } from "../src/Api.js"
+import { digestOf } from "./support/Digest.js"
 import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type Reply, send, TestServer, testServer } from "./support/TestServer.js"
 
@@ -47,28 +47,6 @@ const checkRefusal = (reply: Reply, label: string) => {
     }
   }
   expect(reply.text, label).not.toMatch(/SQLITE|sqlite|\bat .*\.[jt]s:\d+|SELECT |INSERT |UPDATE /)
-}
-
-// --- the database, byte for byte ----------------------------------------------------------------
-
-/**
- * A digest of every row of every table (FTS shadow tables included), in a stable order. One column is
- * left out: an API token's `last_used_at`, which any authenticated request may touch (once a minute).
- */
-const digestOf = (db: Database.Database) => {
-  const hash = createHash("sha256")
-  const tables = db.prepare<[], { name: string }>(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name"
-  ).all()
-  for (const { name } of tables) {
-    const rows = db.prepare(`SELECT * FROM "${name}"`).raw(false).all() as Array<Record<string, unknown>>
-    const lines = rows.map((row) => {
-      if (name === "api_tokens") delete row["last_used_at"]
-      return JSON.stringify(row, (_, v) => (Buffer.isBuffer(v) ? v.toString("hex") : typeof v === "bigint" ? `${v}n` : v))
-    }).sort()
-    hash.update(`${name}\n${lines.join("\n")}\n`)
-  }
-  return hash.digest("hex")
 }
 
 // --- hostile values -----------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import Database from "better-sqlite3"
 import { Effect } from "effect"
 import { join } from "node:path"
 import { expectStatus } from "./support/Fixtures.js"
@@ -51,5 +52,29 @@ describe("logs", () => {
       yield* server.kill("SIGTERM")
       expect(lines(server.output()).filter((l) => l.message === "request")).toEqual([])
       expect(server.output()).toContain("listening on")
+    }), 60_000)
+
+  it.scopedLive("answers an unexpected failure with a bare 500 and logs its cause under the request id", () =>
+    Effect.gen(function*() {
+      const dir = yield* temporaryDirectory
+      const databasePath = join(dir, "convene.db")
+      const server = yield* startServer({ ...testEnvironment(databasePath), LOG_LEVEL: "Info" })
+      const api = send(server.url)
+      expectStatus(yield* api("GET", "/person"), 200)
+      // the database is damaged behind the server's back
+      const db = new Database(databasePath)
+      db.exec("ALTER TABLE persons RENAME TO persons_elsewhere")
+      db.close()
+      const reply = yield* api("GET", "/person", { headers: { "x-request-id": "broken-1" } })
+      expect(reply.status).toBe(500)
+      expect(reply.body).toEqual({ message: "Internal server error", code: "internal" })
+      expect(reply.headers.get("x-request-id")).toBe("broken-1")
+      expect(reply.text).not.toMatch(/persons|SQL|sqlite|at /i)
+      yield* server.kill("SIGTERM")
+      const logged = lines(server.output()).filter((l) => l.annotations["requestId"] === "broken-1")
+      const failure = logged.find((l) => l.logLevel === "ERROR")!
+      expect(failure.message).toBe("Unexpected failure")
+      expect(JSON.stringify(failure)).toContain("no such table: persons")
+      expect(logged.find((l) => l.message === "request")!.annotations["status"]).toBe(500)
     }), 60_000)
 })

@@ -85,7 +85,9 @@ export const make = (options: Options) =>
       }
       return statement
     }
-    const failed = (cause: unknown) => new SqlError.SqlError({ cause, message: "Failed to execute statement" })
+    // the driver's message ("no such table: …", "database is locked") belongs in the log line
+    const failed = (cause: unknown) =>
+      new SqlError.SqlError({ cause, message: `Failed to execute statement: ${cause instanceof Error ? cause.message : String(cause)}` })
     const run = (sql: string, params: ReadonlyArray<unknown>, raw: boolean) =>
       Effect.try({
         try: () => {

@@ -1,0 +1,23 @@
+/** The database, byte for byte: a digest to show a request changed nothing. */
+import type Database from "better-sqlite3"
+import { createHash } from "node:crypto"
+
+/**
+ * A digest of every row of every table (FTS shadow tables included), in a stable order. One column is
+ * left out: an API token's `last_used_at`, which any authenticated request may touch (once a minute).
+ */
+export const digestOf = (db: Database.Database) => {
+  const hash = createHash("sha256")
+  const tables = db.prepare<[], { name: string }>(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name"
+  ).all()
+  for (const { name } of tables) {
+    const rows = db.prepare(`SELECT * FROM "${name}"`).raw(false).all() as Array<Record<string, unknown>>
+    const lines = rows.map((row) => {
+      if (name === "api_tokens") delete row["last_used_at"]
+      return JSON.stringify(row, (_, v) => (Buffer.isBuffer(v) ? v.toString("hex") : typeof v === "bigint" ? `${v}n` : v))
+    }).sort()
+    hash.update(`${name}\n${lines.join("\n")}\n`)
+  }
+  return hash.digest("hex")
+}
