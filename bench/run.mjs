@@ -117,6 +117,8 @@ const measure = async (server, scenario) => {
     "p99 ms": result.latency.p99,
     "CPU ms/req": requests === 0 ? NaN : cpu / requests,
     errors,
+    // every answer an error: the server has no such endpoint (the floor lacks some)
+    unsupported: requests > 0 && result.non2xx >= requests,
     rssMb: rssMb(server.pid)
   }
 }
@@ -179,6 +181,19 @@ const main = async () => {
   const rows = plans.convene.map(({ name }) => {
     const c = results.convene[name]
     const f = results.floor[name]
+    if (f.unsupported) {
+      return {
+        scenario: name,
+        "convene req/s": fmt(c["req/s"], 0),
+        "convene p50/p99 ms": `${c["p50 ms"]}/${c["p99 ms"]}`,
+        "convene CPU ms/req": fmt(c["CPU ms/req"], 3),
+        "floor req/s": "n/a",
+        "floor p50/p99 ms": "n/a",
+        "floor CPU ms/req": "n/a",
+        "CPU ratio": "n/a (floor lacks it)",
+        errors: `${c.errors}/-`
+      }
+    }
     return {
       scenario: name,
       "convene req/s": fmt(c["req/s"], 0),

@@ -98,8 +98,9 @@ const main = async () => {
         case 3:
           if (mine.length > 0) {
             const personId = mine[n % mine.length]
-            await call(token, "POST", `/event/${event}/guestlist`, { guests: [{ personId }] })
-            await call(token, "PUT", `/event/${event}/guestlist`, { guests: [{ personId, rsvpStatus: ["Accepted", "Declined", "Maybe"][n % 3] }] })
+            // (a join refused with 429 leaves the person off the list: no RSVP then)
+            const joined = await call(token, "POST", `/event/${event}/guestlist`, { guests: [{ personId }] })
+            if (joined) await call(token, "PUT", `/event/${event}/guestlist`, { guests: [{ personId, rsvpStatus: ["Accepted", "Declined", "Maybe"][n % 3] }] })
           }
           break
         case 4:

@@ -148,5 +148,11 @@ layer(store)("Idempotency store", (it) => {
       // a 5xx is not kept: the key is free at once
       yield* idempotency.complete("caller", "k", { ...answer, status: 503 })
       expect(yield* claim("k")).toBe("Fresh")
+      // nor is a request that ends without an answer; releasing a kept answer changes nothing
+      yield* idempotency.release("caller", "k")
+      expect(yield* claim("k")).toBe("Fresh")
+      yield* idempotency.complete("caller", "k", answer)
+      yield* idempotency.release("caller", "k")
+      expect(yield* claim("k")).toBe("Replay")
     }))
 })

@@ -75,10 +75,17 @@ export class Idempotency extends Effect.Service<Idempotency>()("Convene/Idempote
         }).pipe(sql.withTransaction)
       }).pipe(Effect.orDie)
 
+    /** Frees a key whose request is still running (it ends without an answer to keep). */
+    const release = (callerKey: string, key: string) =>
+      direct.run(sql`DELETE FROM idempotency_keys WHERE caller_key = ${callerKey} AND key = ${key} AND state = 'running'`).pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
     /** Keeps the first response; a 5xx is not kept, and the key is free again. */
     const complete = (callerKey: string, key: string, response: StoredResponse) =>
       (response.status >= 500
-        ? direct.run(sql`DELETE FROM idempotency_keys WHERE caller_key = ${callerKey} AND key = ${key} AND state = 'running'`)
+        ? release(callerKey, key)
         : direct.run(
           sql`UPDATE idempotency_keys SET state = 'done', status = ${response.status},
                 content_type = ${response.contentType}, body = ${response.body}
@@ -91,6 +98,6 @@ export class Idempotency extends Effect.Service<Idempotency>()("Convene/Idempote
     yield* direct.run(sql`DELETE FROM idempotency_keys WHERE state = 'running'`).pipe(Effect.orDie)
     yield* purge.pipe(Effect.repeat(Schedule.spaced(Duration.hours(1))), Effect.forkScoped)
 
-    return { claim, complete } as const
+    return { claim, complete, release } as const
   })
 }) {}

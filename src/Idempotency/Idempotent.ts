@@ -71,6 +71,8 @@ export const IdempotentLive = Layer.effect(
           yield* HttpApp.appendPreResponseHandler((_, response) =>
             Effect.as(store.complete(callerKey, key, bodyOf(response)), response)
           )
+          // a request that ends without an answer to keep (its client left) frees the key at once
+          yield* Effect.addFinalizer(() => store.release(callerKey, key))
       }
     }))
 )
