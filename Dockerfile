@@ -46,4 +46,4 @@ HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
 # Exec form: Node is PID 1 and receives SIGTERM itself, and shuts down gracefully. The heap flags
 # are those of `npm start`: they keep memory under 200 MB under load (see bench/RESULTS.md).
 STOPSIGNAL SIGTERM
-CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=16", "dist/src/main.js"]
+CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=8", "dist/src/main.js"]

@@ -34,7 +34,7 @@ const common = { BOOTSTRAP_ORG_SLUG: "bench", BOOTSTRAP_ORG_NAME: "Bench", BOOTS
 const convene = {
   name: "convene",
   script: join(root, "dist/src/main.js"),
-  nodeArgs: ["--max-old-space-size=256", "--max-semi-space-size=16"],
+  nodeArgs: ["--max-old-space-size=256", "--max-semi-space-size=8"],
   port: 3281,
   env: {
     ...common,

@@ -23,7 +23,7 @@ const main = async () => {
   const receiver = await startReceiver()
   const server = await startServer({
     script: join(root, "dist/src/main.js"),
-    nodeArgs: ["--max-old-space-size=256", "--max-semi-space-size=16"],
+    nodeArgs: ["--max-old-space-size=256", "--max-semi-space-size=8"],
     port: 3291,
     env: {
       DATABASE_PATH: databasePath,

@@ -60,7 +60,9 @@ export const make = (options: Options) =>
             db.pragma(`synchronous = ${options.synchronous ?? "FULL"}`)
             db.pragma("foreign_keys = ON")
             db.pragma("busy_timeout = 5000")
-            db.pragma("cache_size = -32768")
+            // 16 MiB of pages in the process; beyond that reads come from the OS page cache (this
+            // and the heap flags of `npm start` keep RSS under 200 MB under load: bench/RESULTS.md)
+            db.pragma("cache_size = -16384")
             db.pragma("temp_store = MEMORY")
             return db
           } catch (error) {
