@@ -3,7 +3,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { Email } from "../Domain/Fields.js"
+import { RequiredText } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
 import { PayloadTooLarge, RateLimited, Unauthorized } from "../Http/Errors.js"
 import { PublicAccess, SessionAccess } from "./Access.js"
@@ -12,7 +12,8 @@ export class AuthApi extends HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.post("login", "/login")
       .setPayload(Schema.Struct({
-        email: Email,
+        // any non-empty text: an address that is no member's is a failed login (401), counted
+        email: RequiredText(320),
         password: Schema.Redacted(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)))
       }))
       .addSuccess(Schema.Struct({

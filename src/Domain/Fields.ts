@@ -16,12 +16,23 @@ export const RequiredText = (max = 500) =>
     Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
   )
 
+/** A contact's email address (a dotted domain); compared case-insensitively, stored as given. */
 export const Email = Schema.Trim.pipe(
   Schema.maxLength(320, { message: () => "must be at most 320 characters" }),
   Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" })
 ).annotations({ identifier: "Email", description: "An email address; compared case-insensitively, stored as given." })
 
-const isRealDate = (value: string) => {
+/**
+ * A member's sign-in email. A self-hosted instance may use single-label hosts, as the first-start
+ * `admin@localhost` does, so the domain needs no dot.
+ */
+export const UserEmail = Schema.Trim.pipe(
+  Schema.maxLength(320, { message: () => "must be at most 320 characters" }),
+  Schema.pattern(/^[^\s@]+@[^\s@]+$/, { message: () => "must be an email address" })
+).annotations({ identifier: "UserEmail", description: "A sign-in email address; compared case-insensitively." })
+
+/** `YYYY-MM-DD` names a day of the calendar (no 30 February). */
+export const isRealDate = (value: string) => {
   const [y, m, d] = value.split("-").map(Number) as [number, number, number]
   const date = new Date(Date.UTC(y, m - 1, d))
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d

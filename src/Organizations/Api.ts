@@ -4,7 +4,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { AdminAccess, SuperAdminAccess } from "../Auth/Access.js"
-import { Email, optional, RequiredText } from "../Domain/Fields.js"
+import { optional, RequiredText, UserEmail } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
 import { Idempotent } from "../Idempotency/Idempotent.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
@@ -26,7 +26,7 @@ export const ApiTokenJson = Schema.Struct({
 }).annotations({ identifier: "ApiToken" })
 
 export const NewMemberJson = Schema.Struct({
-  email: Email,
+  email: UserEmail,
   password: Schema.Redacted(Schema.String.pipe(
     Schema.minLength(8, { message: () => "must be at least 8 characters" }),
     Schema.maxLength(1024)
