@@ -14,7 +14,7 @@ layer(testServer(), { excludeTestServices: true })("events", (it) => {
         expect(event).toMatchObject({
           name: "Summer Gala",
           primarySlug: "summer-gala",
-          primaryDate: "2031-06-01T16:00:00.000Z",
+          primaryDate: "2031-06-01T18:00:00+02:00",
           timezone: "UTC",
           userRole: "Admin",
           isPublic: false,
@@ -67,7 +67,7 @@ layer(testServer(), { excludeTestServices: true })("events", (it) => {
         const event = yield* createEvent(server, body)
         expect(event).toMatchObject({
           ...body,
-          primaryDate: "2031-09-10T09:00:00.000Z",
+          primaryDate: "2031-09-10T09:00:00Z",
           virtualLocations: [{ url: "https://meet.example/x", password: null, phoneNumber: null, sourceType: "zoom" }],
           rsvpQuestions: [{ title: "Diet?", description: "Any needs" }, { title: "T-shirt", description: null }],
           description: "Join us",
@@ -105,6 +105,8 @@ layer(testServer(), { excludeTestServices: true })("events", (it) => {
           { primaryDate: "2031-06-01T18:00:00" },
           { primaryDate: "2031-06-01" },
           { primaryDate: "2031-13-01T18:00:00Z" },
+          { primaryDate: "2031-02-30T18:00:00Z" },
+          { primaryDate: "2031-06-01T24:00:00Z" },
           { timezone: "Mars/Olympus" },
           { primarySlug: "Not A Slug" },
           { capacity: -1 },
@@ -162,6 +164,14 @@ layer(testServer(), { excludeTestServices: true })("events", (it) => {
           expect(eventIds(yield* server.request("GET", `/event?includePastEvents=${flag}`, { token }))).toEqual([past.eventId, soon.eventId, late.eventId])
         }
         expect(eventIds(yield* server.request("GET", "/event?includePastEvents=true&limit=1&skip=1", { token }))).toEqual([soon.eventId])
+        // dates are answered as given and ordered by their instant, whatever their offsets
+        const tokyo = yield* createEvent(server, { primaryDate: "2040-01-01T10:00:00+09:00" }, token)
+        const london = yield* createEvent(server, { primaryDate: "2040-01-01T02:00:00Z" }, token)
+        const upcoming = (yield* server.request("GET", "/event", { token })).body.events
+        expect(upcoming.slice(-2).map((e: { eventId: string; primaryDate: string }) => [e.eventId, e.primaryDate])).toEqual([
+          [tokyo.eventId, "2040-01-01T10:00:00+09:00"],
+          [london.eventId, "2040-01-01T02:00:00Z"]
+        ])
         expectError(yield* server.request("GET", "/event?includePastEvents=maybe", { token }), 400, "invalid_request")
         expectError(yield* server.request("GET", "/event?limit=101", { token }), 400, "invalid_request")
         const listed = (yield* server.request("GET", "/event", { token })).body.events[0]

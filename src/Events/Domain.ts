@@ -1,6 +1,6 @@
 /** Events as the API shows and takes them (reference "Event", CONTRACT §6). */
 import * as Schema from "effect/Schema"
-import { HttpUrl, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+import { HttpUrl, isRealDate, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
 
 export const VirtualLocation = Schema.Struct({
@@ -54,12 +54,20 @@ export const Event = Schema.Struct({
 }).annotations({ identifier: "Event" })
 export type Event = typeof Event.Type
 
-/** ISO 8601 date and time with an offset (`Z` or `±hh:mm`). */
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/
+
+/**
+ * ISO 8601 date and time with an offset (`Z` or `±hh:mm`), naming a real moment (no 30 February,
+ * no 24:00); kept as given and compared by its instant.
+ */
 export const DateTimeWithOffset = Schema.Trim.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/, {
     message: () => "must be an ISO 8601 date and time with an offset, such as 2027-05-01T18:00:00+02:00"
   }),
-  Schema.filter((s) => !Number.isNaN(Date.parse(s)), { message: () => "must be a real date and time" })
+  Schema.filter((s) => {
+    const match = DATE_TIME.exec(s)
+    return match !== null && isRealDate(match[1]!) && !Number.isNaN(Date.parse(s))
+  }, { message: () => "must be a real date and time" })
 ).annotations({ identifier: "DateTimeWithOffset" })
 
 const isTimeZone = (zone: string) => {

@@ -67,7 +67,7 @@ const columnsOf = (input: Input): Record<string, Partial<EventColumns>> => {
     if (input[key] !== undefined) fields[key] = columns(input[key] as NonNullable<Input[K]> | null)
   }
   set("name", (v) => ({ name: v! }))
-  set("primaryDate", (v) => ({ primary_date: new Date(v!).toISOString() }))
+  set("primaryDate", (v) => ({ primary_date: v!, primary_date_utc: new Date(v!).toISOString() }))
   set("timezone", (v) => ({ timezone: v! }))
   set("primarySlug", (v) => ({ slug: v }))
   set("isPublic", (v) => ({ is_public: v ? 1 : 0 }))
@@ -103,7 +103,7 @@ const columnsOf = (input: Input): Record<string, Partial<EventColumns>> => {
   return fields
 }
 
-const defaults: Omit<EventColumns, "name" | "primary_date" | "slug"> = {
+const defaults: Omit<EventColumns, "name" | "primary_date" | "primary_date_utc" | "slug"> = {
   timezone: "UTC",
   is_public: 0,
   location_name: null,

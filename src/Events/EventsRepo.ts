@@ -14,7 +14,10 @@ export const EventRow = Schema.Struct({
   organization_id: Schema.Number,
   name: Schema.String,
   slug: text,
+  /** as given, with its offset */
   primary_date: Schema.String,
+  /** the same instant in UTC (toISOString), for order and past/upcoming */
+  primary_date_utc: Schema.String,
   timezone: Schema.String,
   is_public: Schema.Number,
   location_name: text,
@@ -69,13 +72,13 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
       direct.rows<EventRow>(
         sql`SELECT e.* FROM events e
             WHERE e.organization_id = ${organizationId}
-            ${from === null ? sql.literal("") : sql`AND e.primary_date >= ${from}`}
+            ${from === null ? sql.literal("") : sql`AND e.primary_date_utc >= ${from}`}
             ${
           hostUserId === null
             ? sql.literal("")
             : sql`AND EXISTS (SELECT 1 FROM event_hosts h WHERE h.event_id = e.id AND h.user_id = ${hostUserId})`
         }
-            ORDER BY e.primary_date, e.id LIMIT ${limit} OFFSET ${skip}`
+            ORDER BY e.primary_date_utc, e.id LIMIT ${limit} OFFSET ${skip}`
       )
 
     const slugTaken = (slug: string) =>

@@ -186,7 +186,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
                  FROM rsvp_history h WHERE h.event_guest_id = g.id) AS history
             FROM event_guests g JOIN events e ON e.id = g.event_id
             WHERE g.person_id = ${personId} AND g.removed_at IS NULL AND e.organization_id = ${organizationId}
-            ORDER BY e.primary_date, g.id`
+            ORDER BY e.primary_date_utc, g.id`
       )
 
     /** The active guest an invite token belongs to, on the event with that public slug. */
