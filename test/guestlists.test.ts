@@ -41,6 +41,16 @@ layer(testServer(), { excludeTestServices: true })("guest lists", (it) => {
         // adding again changes nothing and returns the guest
         const again = expectStatus(yield* server.request("POST", `/event/${event.eventId}/guestlist`, { body: { guests: [{ personId }] } }), 200)
         expect(again.body.guests[0].rsvpStatusHistory).toHaveLength(1)
+        // also when matched by email with blanks to fill: the guest and its person stay as they were
+        const email = (yield* server.request("GET", `/person/${personId}`)).body.email
+        const byEmail = expectStatus(
+          yield* server.request("POST", `/event/${event.eventId}/guestlist`, {
+            body: { guests: [{ firstName: "A", lastName: "L", email, phoneNumber: "555", company: "Late Co" }] }
+          }),
+          200
+        )
+        expect(byEmail.body.guests[0]).toMatchObject({ personId, phone: null, smsConsent: null })
+        expect((yield* server.request("GET", `/person/${personId}`)).body.company).toBeUndefined()
         const list = (yield* server.request("GET", `/event/${event.eventId}/guestlist`)).body.guests
         expect(list.map((g: Guest) => g.personId)).toEqual([personId])
       }))

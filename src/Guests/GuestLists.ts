@@ -90,6 +90,10 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     })
 
     const search = Effect.fn("GuestLists.search")(function*(caller: Caller, eventId: string, params: SearchParams) {
+      // the role comes before request validation (CONTRACT §3)
+      if (params.generateRsvpLinks === true && !seesPayments(caller.role)) {
+        return yield* new Forbidden({ message: "Creating RSVP links needs the Team Member role or above" })
+      }
       const given = (["personIds", "email", "name"] as const).filter((key) => params[key] !== undefined)
       if (given.length !== 1) {
         return yield* new InvalidRequest({
@@ -109,9 +113,6 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       } else {
         if (params.name!.trim() === "") return yield* InvalidRequest.at("name", "must not be empty")
         filter = { _tag: "Name", name: params.name! }
-      }
-      if (params.generateRsvpLinks === true && !seesPayments(caller.role)) {
-        return yield* new Forbidden({ message: "Creating RSVP links needs the Team Member role or above" })
       }
       const limit = params.limit ?? 25
       const skip = params.skip ?? 0
@@ -173,21 +174,21 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
               })
             }
           }
+          const link = yield* repo.link({ eventId: event.id, personId })
+          if (Option.isSome(link) && link.value.removed_at === null) {
+            // already on the list: nothing changes for that guest (CONTRACT §7), which is returned
+            if (!guestIds.includes(link.value.id)) guestIds.push(link.value.id)
+            continue
+          }
           // phoneNumber, company and position fill blanks only; existing values are never overwritten
           yield* repo.fillBlanks(personId, company, position, at)
           if (phone !== null && !(yield* persons.hasPhone(personId))) yield* persons.setPreferredPhone(personId, phone, at)
-
-          const link = yield* repo.link({ eventId: event.id, personId })
           let guestId: number
           if (Option.isNone(link)) {
             guestId = yield* repo.insertLink(event.id, personId, at)
-          } else if (link.value.removed_at !== null) {
-            guestId = link.value.id
-            yield* repo.readd(guestId, at)
           } else {
             guestId = link.value.id
-            if (!guestIds.includes(guestId)) guestIds.push(guestId)
-            continue
+            yield* repo.readd(guestId, at)
           }
           affected.push(guestId)
           yield* repo.addHistory({ guestId, status: "Invited", actorType: caller.actor.type, actorId: caller.actor.id, actionType: "added", at })
