@@ -65,6 +65,8 @@ layer(testServer(), { excludeTestServices: true })("persons", (it) => {
           [{ firstName: "A", lastName: "L", email: "not-an-email" }, "email"],
           [{ firstName: "A", lastName: "L", email, birthday: "2021-02-30" }, "birthday"],
           [{ firstName: "A", lastName: "L", email, birthday: "12/09/1906" }, "birthday"],
+          [{ firstName: "A", lastName: "L", email, birthday: null }, "birthday"],
+          [{ firstName: "A", lastName: "L", email, birthday: "" }, "birthday"],
           [{ firstName: 42, lastName: "L", email }, "firstName"],
           [{ firstName: "A", lastName: "L", email, company: ["x"] }, "company"]
         ]
@@ -296,7 +298,7 @@ layer(testServer(), { excludeTestServices: true })("persons", (it) => {
           }),
           200
         ).body
-        expect(topics.options.map((o: { value: string; color: string }) => [o.value, o.color])).toEqual([["Math", "#ff0000"], ["Code", "#00ff00"]])
+        expect(topics.options.map((o: { value: string; color: string }) => [o.value, o.color])).toEqual([["Math", "#ff0000"], ["Code", "#00FF00"]])
         expectError(yield* server.request("POST", "/custom-field", { ...as, body: { fieldName: "t-shirt", fieldType: "text" } }), 409, "conflict")
         expectError(
           yield* server.request("POST", "/custom-field", { ...as, body: { fieldName: "X", fieldType: "text", options: [{ value: "a", color: "#fff" }] } }),

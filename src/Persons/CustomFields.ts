@@ -193,7 +193,7 @@ export class CustomFields extends Effect.Service<CustomFields>()("Convene/Custom
       yield* Effect.gen(function*() {
         const fieldId = yield* repo.insertField({ publicId, organizationId, name: input.fieldName, type: input.fieldType, at })
         yield* Effect.forEach(options, (option, i) =>
-          repo.insertOption({ publicId: optionIds[i]!, fieldId, value: option.value, color: option.color.toLowerCase() }))
+          repo.insertOption({ publicId: optionIds[i]!, fieldId, value: option.value, color: option.color }))
       }).pipe(
         sql.withTransaction,
         onUniqueViolation(() => new Conflict({ message: `A custom field named ${input.fieldName} exists` }))
@@ -202,7 +202,7 @@ export class CustomFields extends Effect.Service<CustomFields>()("Convene/Custom
         fieldId: publicId,
         fieldName: input.fieldName,
         fieldType: input.fieldType,
-        options: options.map((o, i) => new FieldOption({ id: optionIds[i]!, value: o.value, color: o.color.toLowerCase() }))
+        options: options.map((o, i) => new FieldOption({ id: optionIds[i]!, value: o.value, color: o.color }))
       })
     })
 

@@ -89,7 +89,8 @@ export const CreatePerson = Schema.Struct({
   company: OptionalText(),
   position: OptionalText(),
   phone: OptionalText(50),
-  birthday: optional(Schema.NullOr(DateOnly)),
+  // CONTRACT §5: a real YYYY-MM-DD date or absent; null and "" are refused like any other value
+  birthday: optional(DateOnly),
   address: OptionalText(),
   apartment: OptionalText(),
   city: OptionalText(),
@@ -130,7 +131,7 @@ export const UpdatePerson = Schema.Struct({
   smsConsent: optional(SmsConsentValue),
   company: OptionalText(),
   position: OptionalText(),
-  birthday: optional(Schema.NullOr(Schema.Union(DateOnly, Schema.Literal("")))),
+  birthday: optional(DateOnly),
   address: OptionalText(),
   apartment: OptionalText(),
   city: OptionalText(),
