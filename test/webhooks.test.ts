@@ -302,6 +302,16 @@ layer(testServer(fast), { excludeTestServices: true })("webhooks (records varian
         expect(log.deliveries[0]).toMatchObject({ status: "cancelled", registration: "deleted" })
         yield* Effect.sleep("700 millis")
         expect(hook.received).toHaveLength(1)
+        // a retry on request gives it one more attempt, with the same webhook-id, and no more
+        hook.answer = () => 200
+        expect(expectStatus(yield* server.request("POST", `/webhook/deliveries/${log.deliveries[0].deliveryId}/retry`, { token }), 200).body)
+          .toEqual({ success: true })
+        const again = yield* hook.next()
+        expect(again.headers["webhook-id"]).toBe(hook.received[0]!.headers["webhook-id"])
+        const done = yield* eventually(deliveries(token), (l) => l.deliveries[0]?.status === "delivered")
+        expect(done.deliveries[0]).toMatchObject({ attempts: 2, lastStatusCode: 200 })
+        yield* Effect.sleep("300 millis")
+        expect(hook.received).toHaveLength(2)
       }))
   })
 })

@@ -58,11 +58,10 @@ export const DispatcherLive = Layer.scopedDiscard(Effect.gen(function*() {
   const deliver = (id: number) =>
     Effect.gen(function*() {
       const row = yield* repo.attempt(id)
+      // Deleting or disabling a registration cancels its pending deliveries in the same
+      // transaction, so a pending one here is either owed or was retried on request, which sends
+      // it once more even to a deleted or disabled registration (CONTRACT §8).
       if (Option.isNone(row) || row.value.status !== "pending") return
-      if (row.value.deleted_at !== null || row.value.disabled_at !== null) {
-        yield* repo.cancel(id, row.value.deleted_at !== null ? "registration deleted" : "registration disabled", yield* nowIso)
-        return
-      }
       const result = yield* attempt(client, row.value, { timeout: webhooks.timeout, schedule: webhooks.retrySchedule })
       // the outcome is recorded whole or not at all: an interruption here leaves the claim to be released
       yield* Effect.uninterruptible(Effect.gen(function*() {

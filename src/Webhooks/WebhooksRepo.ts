@@ -25,8 +25,6 @@ export const AttemptRow = Schema.Struct({
   webhook_id: Schema.Number,
   url: Schema.String,
   secret: Schema.String,
-  disabled_at: Schema.NullOr(Schema.String),
-  deleted_at: Schema.NullOr(Schema.String),
   message_id: Schema.String,
   payload: Schema.String
 })
@@ -142,7 +140,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       Request: Schema.Number,
       Result: AttemptRow,
       execute: (id) =>
-        sql`SELECT d.id, d.status, d.attempts, d.max_attempts, d.webhook_id, w.url, w.secret, w.disabled_at, w.deleted_at,
+        sql`SELECT d.id, d.status, d.attempts, d.max_attempts, d.webhook_id, w.url, w.secret,
               m.public_id AS message_id, m.payload
             FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
             WHERE d.id = ${id}`
@@ -155,11 +153,6 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
               last_error = ${outcome.error}, next_attempt_at = ${outcome.nextAttemptAt}, claimed_until = NULL,
               updated_at = ${at}
           WHERE id = ${outcome.deliveryId} AND status = 'pending'`
-
-    const cancel = (id: number, reason: string, at: string) =>
-      sql`UPDATE webhook_deliveries SET status = 'cancelled', last_error = ${reason}, next_attempt_at = NULL,
-            claimed_until = NULL, updated_at = ${at}
-          WHERE id = ${id} AND status = 'pending'`
 
     const list = SqlSchema.findAll({
       Request: Schema.Struct({
@@ -211,7 +204,6 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       release,
       attempt,
       record,
-      cancel,
       list,
       count,
       byPublicId,
