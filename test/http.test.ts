@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { connect } from "node:net"
+import { Readiness } from "../src/Ops/Readiness.js"
 import { expectError, expectStatus } from "./support/Fixtures.js"
 import { TestServer, testServer } from "./support/TestServer.js"
 
@@ -158,4 +159,16 @@ layer(testServer(), { excludeTestServices: true })("HTTP behaviour", (it) => {
         expect(reply.text).not.toMatch(/<script[^>]+src="https?:/)
       }))
   })
+})
+
+layer(testServer(), { excludeTestServices: true })("readiness", (it) => {
+  it.effect("answers /readyz 503 in the error shape once shutdown has begun; /healthz stays up", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      expect((yield* server.request("GET", "/readyz", { token: null })).body).toEqual({ status: "ok" })
+      yield* (yield* Readiness).drain
+      const reply = expectError(yield* server.request("GET", "/readyz", { token: null }), 503, "unavailable")
+      expect(reply.body).toEqual({ message: "Shutting down", code: "unavailable" })
+      expectStatus(yield* server.request("GET", "/healthz", { token: null }), 200)
+    }))
 })

@@ -28,7 +28,8 @@ import {
   NotFound,
   PayloadTooLarge,
   RateLimited,
-  Unauthorized
+  Unauthorized,
+  Unavailable
 } from "./Errors.js"
 
 export const MAX_BODY_BYTES = 1_048_576
@@ -42,9 +43,10 @@ type ApiError =
   | PayloadTooLarge
   | IdempotencyKeyReused
   | RateLimited
+  | Unavailable
   | Internal
 
-const apiErrors = [InvalidRequest, Unauthorized, Forbidden, NotFound, Conflict, PayloadTooLarge, IdempotencyKeyReused, RateLimited, Internal]
+const apiErrors = [InvalidRequest, Unauthorized, Forbidden, NotFound, Conflict, PayloadTooLarge, IdempotencyKeyReused, RateLimited, Unavailable, Internal]
 const isApiError = (u: unknown): u is ApiError => apiErrors.some((E) => u instanceof E)
 
 const tooLarge = new PayloadTooLarge({ message: `The request body is over ${MAX_BODY_BYTES} bytes` })

@@ -141,6 +141,16 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
 
 const retryAfterOf = (message: string): number => Number(/(\d+) seconds/.exec(message)?.[1] ?? 1)
 
+/** 503: `/readyz` while the database is unreachable or the server is shutting down. */
+export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", fields) {
+  static readonly Wire = wire(Unavailable, {
+    code: "unavailable",
+    status: 503,
+    description: "The database is unreachable, or the server is shutting down.",
+    make: (body) => new Unavailable(body)
+  })
+}
+
 /** 500: a defect. The body never carries a stack trace or SQL. */
 export class Internal extends Schema.TaggedError<Internal>()("Internal", fields) {
   static readonly Wire = wire(Internal, {

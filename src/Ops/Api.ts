@@ -1,14 +1,9 @@
 /** Unauthenticated operational endpoints (CONTRACT §1); not rate limited. */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-export class NotReady extends Schema.TaggedError<NotReady>()(
-  "NotReady",
-  { status: Schema.Literal("unavailable"), message: Schema.String },
-  HttpApiSchema.annotations({ status: 503, description: "The database is unreachable, or the server is shutting down." })
-) {}
+import { Unavailable } from "../Http/Errors.js"
 
 const Status = Schema.Struct({ status: Schema.Literal("ok") })
 
@@ -21,7 +16,7 @@ export class OpsApi extends HttpApiGroup.make("ops")
   .add(
     HttpApiEndpoint.get("readyz", "/readyz")
       .addSuccess(Status)
-      .addError(NotReady)
+      .addError(Unavailable.Wire)
       .annotate(OpenApi.Summary, "The database is reachable and migrated; 503 while shutting down")
   )
   .annotate(OpenApi.Title, "Operations")
