@@ -11,50 +11,18 @@ import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
-import { Forbidden, InvalidRequest, Issue } from "../Http/Errors.js"
+import { Forbidden, InvalidRequest } from "../Http/Errors.js"
 import { guestPayments } from "../Payments/GuestPayments.js"
 import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
 import { PersonsRepo } from "../Persons/PersonsRepo.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { Outbox } from "../Webhooks/Outbox.js"
-import type { ColumnValue, Guest, GuestUpdate, NewGuest } from "./Domain.js"
-import { type GuestFilter, type GuestRow, GuestsRepo } from "./GuestsRepo.js"
+import { columnChanges, type GuestListChange, statusChange } from "./Changes.js"
+import type { GuestUpdate, NewGuest } from "./Domain.js"
+import { type GuestRow, GuestsRepo } from "./GuestsRepo.js"
 import { renderGuests, seesPayments } from "./GuestView.js"
-
-export interface SearchParams {
-  readonly personIds?: string | undefined
-  readonly email?: string | undefined
-  readonly name?: string | undefined
-  readonly limit?: number | undefined
-  readonly skip?: number | undefined
-  readonly generateRsvpLinks?: boolean | undefined
-}
-
-/** What a guest-list write did, for notifications (webhooks) and responses. */
-export interface GuestListChange {
-  readonly event: EventRow
-  /** Guests as they are after the write (removed ones as they were when removed). */
-  readonly guests: ReadonlyArray<Guest>
-  readonly rows: ReadonlyArray<GuestRow>
-  /** When the write happened. */
-  readonly at: string
-  /** The guests the write changed in any way (a new history entry included), in request order. */
-  readonly affected: ReadonlyArray<number>
-  readonly added: number
-  readonly updated: number
-  readonly removed: number
-  /** Guests whose rsvpStatus or attendanceStatus value really changed. */
-  readonly statusChanges: ReadonlyArray<{
-    readonly guestId: number
-    readonly previousStatus: string
-    readonly rsvpStatus: string
-    readonly attendanceChanged: boolean
-    readonly rsvpChanged: boolean
-  }>
-}
-
-const MAX_PERSON_IDS = 50
+import { searchFilter, type SearchParams } from "./Search.js"
 
 export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists", {
   effect: Effect.gen(function*() {
@@ -66,6 +34,10 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     const origin = yield* PublicOrigin
     const outbox = yield* Outbox
     const ids = yield* Ids
+
+    /** A batch applies whole or not at all; a unique-key race with another writer asks for a retry. */
+    const oneBatch = <A, E, R>(batch: Effect.Effect<A, E, R>) =>
+      batch.pipe(sql.withTransaction, onUniqueViolation(() => InvalidRequest.at("guests", "conflicts with a concurrent change; retry")))
 
     /** Renders rows of one event for the caller; payments are loaded only when they will be shown. */
     const render = (caller: Caller, event: EventRow, rows: ReadonlyArray<GuestRow>) =>
@@ -94,26 +66,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       if (params.generateRsvpLinks === true && !seesPayments(caller.role)) {
         return yield* new Forbidden({ message: "Creating RSVP links needs the Team Member role or above" })
       }
-      const given = (["personIds", "email", "name"] as const).filter((key) => params[key] !== undefined)
-      if (given.length !== 1) {
-        return yield* new InvalidRequest({
-          message: "Give exactly one of personIds, email or name",
-          issues: [new Issue({ path: given[1] ?? "personIds", message: "give exactly one of personIds, email or name" })]
-        })
-      }
-      let filter: GuestFilter
-      if (params.personIds !== undefined) {
-        const personIds = [...new Set(params.personIds.split(",").map((s) => s.trim()).filter((s) => s !== ""))]
-        if (personIds.length === 0) return yield* InvalidRequest.at("personIds", "must name at least one person")
-        if (personIds.length > MAX_PERSON_IDS) return yield* InvalidRequest.at("personIds", `must name at most ${MAX_PERSON_IDS} persons`)
-        filter = { _tag: "PersonIds", personIds }
-      } else if (params.email !== undefined) {
-        if (params.email.trim() === "") return yield* InvalidRequest.at("email", "must not be empty")
-        filter = { _tag: "Email", email: params.email }
-      } else {
-        if (params.name!.trim() === "") return yield* InvalidRequest.at("name", "must not be empty")
-        filter = { _tag: "Name", name: params.name! }
-      }
+      const filter = yield* searchFilter(params)
       const limit = params.limit ?? 25
       const skip = params.skip ?? 0
       const event = yield* events.find(caller, eventId)
@@ -207,7 +160,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         }
         yield* outbox.guestListChanged(caller.organizationId, change)
         return change
-      }).pipe(sql.withTransaction, onUniqueViolation(() => InvalidRequest.at("guests", "conflicts with a concurrent change; retry")))
+      }).pipe(oneBatch)
     })
 
     const update = Effect.fn("GuestLists.update")(function*(caller: Caller, eventId: string, items: ReadonlyArray<GuestUpdate>) {
@@ -231,21 +184,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         const affected = new Set<number>()
         for (const item of items) {
           const link = state.get(links.get(item.personId)!.id)!
-          const changes: Record<string, string | null> = {}
-          if (item.rsvpStatus !== undefined) changes["rsvp_status"] = item.rsvpStatus
-          if (item.attendanceStatus !== undefined) changes["attendance_status"] = item.attendanceStatus
-          if (item.dietaryRestrictions !== undefined) {
-            changes["dietary_restrictions"] = item.dietaryRestrictions === null ? null : JSON.stringify(item.dietaryRestrictions)
-          }
-          if (item.rsvpNote !== undefined) changes["rsvp_note"] = item.rsvpNote === null || item.rsvpNote === "" ? null : item.rsvpNote
-          if (item.customColumns !== undefined) {
-            const merged: Record<string, ColumnValue> = link.custom_columns === null ? {} : JSON.parse(link.custom_columns)
-            for (const [title, value] of Object.entries(item.customColumns)) {
-              if (value === null) delete merged[title]
-              else merged[title] = value
-            }
-            changes["custom_columns"] = Object.keys(merged).length === 0 ? null : JSON.stringify(merged)
-          }
+          const changes = columnChanges(item, link)
           const differs = Object.entries(changes).some(([column, value]) => link[column as keyof typeof link] !== value)
           // every RSVP update is recorded, even when the status is unchanged
           if (item.rsvpStatus !== undefined) {
@@ -263,15 +202,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           Object.assign(link, changes)
           if (!guestIds.includes(link.id)) guestIds.push(link.id)
         }
-        const statusChanges = guestIds.flatMap((id) => {
-          const now = state.get(id)!
-          const then = before.get(id)!
-          const rsvpChanged = now.rsvp_status !== then.rsvp_status
-          const attendanceChanged = now.attendance_status !== then.attendance_status
-          return rsvpChanged || attendanceChanged
-            ? [{ guestId: id, previousStatus: then.rsvp_status, rsvpStatus: now.rsvp_status, rsvpChanged, attendanceChanged }]
-            : []
-        })
+        const statusChanges = guestIds.flatMap((id) => statusChange(id, before.get(id)!, state.get(id)!))
         const loaded = yield* loadByIds(caller, event, guestIds)
         const change: GuestListChange = {
           event,
@@ -285,7 +216,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         }
         yield* outbox.guestListChanged(caller.organizationId, change)
         return change
-      }).pipe(sql.withTransaction, onUniqueViolation(() => InvalidRequest.at("guests", "conflicts with a concurrent change; retry")))
+      }).pipe(oneBatch)
     })
 
     /** Removes guests; a known person who is not on the list is ignored. */
@@ -314,7 +245,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         }
         yield* outbox.guestListChanged(caller.organizationId, change)
         return change
-      }).pipe(sql.withTransaction, onUniqueViolation(() => InvalidRequest.at("guests", "conflicts with a concurrent change; retry")))
+      }).pipe(oneBatch)
     })
 
     return { list, search, add, update, remove, render } as const

@@ -1,0 +1,64 @@
+/**
+ * What a guest-list write changes: the columns an update item sets on a guest, whether its RSVP or
+ * attendance status really changed (for `EventPerson` notifications), and the summary of a whole
+ * write that responses and the outbox are built from.
+ */
+import type { EventRow } from "../Events/EventsRepo.js"
+import type { ColumnValue, Guest, GuestUpdate } from "./Domain.js"
+import type { GuestRow, LinkRow } from "./GuestsRepo.js"
+
+/** What a guest-list write did, for notifications (webhooks) and responses. */
+export interface GuestListChange {
+  readonly event: EventRow
+  /** Guests as they are after the write (removed ones as they were when removed). */
+  readonly guests: ReadonlyArray<Guest>
+  readonly rows: ReadonlyArray<GuestRow>
+  /** When the write happened. */
+  readonly at: string
+  /** The guests the write changed in any way (a new history entry included), in request order. */
+  readonly affected: ReadonlyArray<number>
+  readonly added: number
+  readonly updated: number
+  readonly removed: number
+  /** Guests whose rsvpStatus or attendanceStatus value really changed. */
+  readonly statusChanges: ReadonlyArray<{
+    readonly guestId: number
+    readonly previousStatus: string
+    readonly rsvpStatus: string
+    readonly attendanceChanged: boolean
+    readonly rsvpChanged: boolean
+  }>
+}
+
+export type StatusChange = GuestListChange["statusChanges"][number]
+
+/** The `event_guests` columns an update item sets, given the guest as it stands. */
+export const columnChanges = (item: GuestUpdate, link: LinkRow): Record<string, string | null> => {
+  const changes: Record<string, string | null> = {}
+  if (item.rsvpStatus !== undefined) changes["rsvp_status"] = item.rsvpStatus
+  if (item.attendanceStatus !== undefined) changes["attendance_status"] = item.attendanceStatus
+  if (item.dietaryRestrictions !== undefined) {
+    changes["dietary_restrictions"] = item.dietaryRestrictions === null ? null : JSON.stringify(item.dietaryRestrictions)
+  }
+  if (item.rsvpNote !== undefined) changes["rsvp_note"] = item.rsvpNote === null || item.rsvpNote === "" ? null : item.rsvpNote
+  if (item.customColumns !== undefined) {
+    const merged: Record<string, ColumnValue> = link.custom_columns === null ? {} : JSON.parse(link.custom_columns)
+    for (const [title, value] of Object.entries(item.customColumns)) {
+      if (value === null) delete merged[title]
+      else merged[title] = value
+    }
+    changes["custom_columns"] = Object.keys(merged).length === 0 ? null : JSON.stringify(merged)
+  }
+  return changes
+}
+
+type Statuses = Pick<LinkRow, "rsvp_status" | "attendance_status">
+
+/** The guest's status change between two states, if its RSVP or attendance value differs. */
+export const statusChange = (guestId: number, before: Statuses, after: Statuses): Array<StatusChange> => {
+  const rsvpChanged = after.rsvp_status !== before.rsvp_status
+  const attendanceChanged = after.attendance_status !== before.attendance_status
+  return rsvpChanged || attendanceChanged
+    ? [{ guestId, previousStatus: before.rsvp_status, rsvpStatus: after.rsvp_status, rsvpChanged, attendanceChanged }]
+    : []
+}
