@@ -10,8 +10,9 @@ import { Conflict, fromParseError, InvalidRequest, Issue, NotFound } from "../Ht
 import { GuestsRepo } from "../Guests/GuestsRepo.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { CustomFields, render, resolveChanges } from "./CustomFields.js"
-import { type CreatePerson, type Person, type PersonDetail, UpdatePerson } from "./Domain.js"
+import { type CreatePerson, type PersonDetail, UpdatePerson } from "./Domain.js"
 import { emailKeyOf, nameKeyOf, type PersonRow, PersonsRepo, profileColumns } from "./PersonsRepo.js"
+import { toPerson } from "./PersonView.js"
 
 export interface SearchParams {
   readonly query?: string | undefined
@@ -28,29 +29,6 @@ export type BulkResult =
     readonly success: false
     readonly error: { readonly message: string; readonly code: "not_found" | "conflict" | "invalid_request" }
   }
-
-export const toPerson = (row: PersonRow, customFields: Person["customFields"]): Person => {
-  const person: { -readonly [K in keyof Person]: Person[K] } = {
-    personId: row.public_id,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    email: row.email,
-    phone: row.phone,
-    archived: row.archived_at !== null,
-    customFields
-  }
-  if (row.profile_picture !== null) person.profilePicture = row.profile_picture
-  if (row.company !== null) person.company = row.company
-  if (row.position !== null) person.position = row.position
-  if (row.birthday !== null) person.birthday = row.birthday
-  if (row.address !== null) person.address = row.address
-  if (row.apartment !== null) person.apartment = row.apartment
-  if (row.city !== null) person.city = row.city
-  if (row.state !== null) person.state = row.state
-  if (row.country !== null) person.country = row.country
-  if (row.postal_code !== null) person.postalCode = row.postal_code
-  return person
-}
 
 const emailTaken = (email: string) => new Conflict({ message: `An active person with email ${email} exists` })
 const notFound = (id: string) => new NotFound({ message: `Person ${id} not found` })

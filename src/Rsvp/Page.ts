@@ -3,7 +3,7 @@
  * for screen readers. Everything that comes from data is escaped.
  */
 import type { EventRow } from "../Events/EventsRepo.js"
-import { describeEvent } from "../Events/Events.js"
+import { describeEvent } from "../Events/EventMapping.js"
 import type { Invitation } from "./Rsvp.js"
 
 export const DIETARY_OPTIONS = ["Vegetarian", "Vegan", "Gluten-free", "Dairy-free", "Nut allergy", "Halal", "Kosher"] as const
