@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import { nowIso } from "../Domain/Time.js"
 import { EventsRepo, type EventRow } from "../Events/EventsRepo.js"
 import type { Guest, QuestionResponse, RsvpStatus } from "../Guests/Domain.js"
-import type { GuestListChange } from "../Guests/Changes.js"
+import { type GuestListChange, statusChange } from "../Guests/Changes.js"
 import { type GuestRow, GuestsRepo } from "../Guests/GuestsRepo.js"
 import { renderGuests } from "../Guests/GuestView.js"
 import { PersonsRepo } from "../Persons/PersonsRepo.js"
@@ -111,9 +111,7 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
             added: 0,
             updated: 1,
             removed: 0,
-            statusChanges: rsvpStatus === row.rsvp_status
-              ? []
-              : [{ guestId: row.gid, previousStatus: row.rsvp_status, rsvpStatus, rsvpChanged: true, attendanceChanged: false }]
+            statusChanges: statusChange(row.gid, row, { rsvp_status: rsvpStatus, attendance_status: row.attendance_status })
           }
           yield* outbox.eventPersonsChanged(event.organization_id, change)
           return Option.some({ rsvpStatus, waitlisted })

@@ -1,5 +1,6 @@
 /** The sample notification `GET /webhook` shows: a made-up guest, in the configured variant. */
 import type { PayloadVariant } from "../Config/AppConfig.js"
+import { defaults } from "../Events/EventMapping.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import type { GuestRow } from "../Guests/GuestsRepo.js"
 import { eventPersonBody } from "./Payloads.js"
@@ -14,27 +15,14 @@ const event: EventRow = {
   slug: "sample-summer-gala",
   primary_date: "2030-06-01T20:00:00+02:00",
   primary_date_utc: "2030-06-01T18:00:00.000Z",
+  ...defaults,
   timezone: "Europe/Paris",
   is_public: 1,
   location_name: "Grand Hall",
   location_address: "1 Example Street",
-  location_apartment: null,
   location_city: "Paris",
-  location_state: null,
   location_postal_code: "75001",
   location_country: "FR",
-  location_phone_number: null,
-  location_website: null,
-  virtual_locations: "[]",
-  event_tags: "[]",
-  images: "[]",
-  rsvp_description: null,
-  link_preview_description: null,
-  featured_image: null,
-  capacity_enabled: 0,
-  capacity: null,
-  ticketing_enabled: 0,
-  rsvp_questions: "[]",
   custom_columns: JSON.stringify(["Table"]),
   updated_at: at
 }
