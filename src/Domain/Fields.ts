@@ -44,14 +44,42 @@ export const DateOnly = Schema.Trim.pipe(
   Schema.filter(isRealDate, { message: () => "must be a real calendar date" })
 ).annotations({ identifier: "DateOnly", description: "A calendar date, YYYY-MM-DD." })
 
+/**
+ * Every URL the API stores (images, featured image, location website, virtual locations, profile
+ * pictures, webhooks): absolute `http` or `https` with a host, nothing else. Integrators render
+ * these as links, so `javascript:`, `data:` and relative URLs are refused, not stored.
+ */
+export const isHttpUrl = (value: string): boolean => {
+  // no whitespace or control characters anywhere: the URL parser would strip some of them silently
+  if (!URL.canParse(value) || /[\u0000-\u0020\u007f]/.test(value)) return false
+  const { hostname, protocol } = new URL(value)
+  return (protocol === "http:" || protocol === "https:") && hostname !== ""
+}
+
 export const HttpUrl = Schema.Trim.pipe(
   Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
-  Schema.filter((value) => {
-    if (!URL.canParse(value)) return false
-    const { protocol } = new URL(value)
-    return protocol === "http:" || protocol === "https:"
-  }, { message: () => "must be an http(s) URL" })
-).annotations({ identifier: "HttpUrl" })
+  Schema.filter(isHttpUrl, { message: () => "must be an absolute http(s) URL" })
+).annotations({ identifier: "HttpUrl", description: "An absolute http or https URL." })
+
+/**
+ * Whether a JSON number is sure to be the number its sender wrote. JSON numbers are parsed into
+ * doubles, which hold 15 significant digits exactly: a value with more (or one written with an
+ * exponent) may already have lost digits, and the API would answer something else than it was
+ * given. Such values are refused; sent as a string, they are kept digit for digit.
+ */
+export const keepsDigits = (value: number): boolean => {
+  if (!Number.isFinite(value)) return false
+  const text = String(Math.abs(value))
+  if (text.includes("e")) return false
+  return text.replace(".", "").replace(/^0+/, "").length <= 15
+}
+
+/** A JSON number that round-trips exactly (see `keepsDigits`). */
+export const ExactNumber = Schema.Number.pipe(
+  Schema.filter(keepsDigits, {
+    message: () => "has more digits than a JSON number keeps exactly: send it as a string to keep every digit"
+  })
+)
 
 /** An optional string field that may also be sent as null (both leave or clear the value). */
 export const OptionalText = (max = 500) => optional(Schema.NullOr(Text(max)))

@@ -89,7 +89,7 @@ export const Slug = Schema.Trim.pipe(
 ).annotations({ identifier: "Slug" })
 
 const VirtualLocationInput = Schema.Struct({
-  url: optional(Schema.NullOr(Text(2048))),
+  url: optional(Schema.NullOr(HttpUrl)),
   password: optional(Schema.NullOr(Text(200))),
   phoneNumber: optional(Schema.NullOr(Text(50))),
   sourceType: optional(Schema.NullOr(Text(100)))

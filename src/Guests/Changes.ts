@@ -3,6 +3,7 @@
  * attendance status really changed (for `EventPerson` notifications), and the summary of a whole
  * write that responses and the outbox are built from.
  */
+import { emptyKeyed, parseKeyed } from "../Domain/Keyed.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import type { ColumnValue, Guest, GuestUpdate } from "./Domain.js"
 import type { GuestRow, LinkRow } from "./GuestsRepo.js"
@@ -42,7 +43,7 @@ export const columnChanges = (item: GuestUpdate, link: LinkRow): Record<string, 
   }
   if (item.rsvpNote !== undefined) changes["rsvp_note"] = item.rsvpNote === null || item.rsvpNote === "" ? null : item.rsvpNote
   if (item.customColumns !== undefined) {
-    const merged: Record<string, ColumnValue> = link.custom_columns === null ? {} : JSON.parse(link.custom_columns)
+    const merged = link.custom_columns === null ? emptyKeyed<ColumnValue>() : parseKeyed<ColumnValue>(link.custom_columns)
     for (const [title, value] of Object.entries(item.customColumns)) {
       if (value === null) delete merged[title]
       else merged[title] = value

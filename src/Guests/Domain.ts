@@ -1,6 +1,7 @@
 /** Guests, the event-person links (reference "Guest", CONTRACT §7). */
 import * as Schema from "effect/Schema"
-import { Email, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+import { Email, ExactNumber, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+import { KeyedRecord } from "../Domain/Keyed.js"
 
 export const RsvpStatus = Schema.Literal("Invited", "Accepted", "Declined", "Maybe", "Waitlisted")
 export type RsvpStatus = typeof RsvpStatus.Type
@@ -27,7 +28,7 @@ export const QuestionResponse = Schema.Struct({
 }).annotations({ identifier: "RsvpQuestionResponse" })
 export type QuestionResponse = typeof QuestionResponse.Type
 
-export const ColumnValue = Schema.Union(Schema.String, Schema.Number, Schema.Boolean)
+export const ColumnValue = Schema.Union(Schema.String, ExactNumber, Schema.Boolean)
 export type ColumnValue = typeof ColumnValue.Type
 
 export const PaymentItem = Schema.Struct({
@@ -69,7 +70,7 @@ export const Guest = Schema.Struct({
   attendanceStatus: Schema.NullOr(AttendanceStatus),
   rsvpQuestionResponses: Schema.Array(QuestionResponse),
   rsvpNote: Schema.NullOr(Schema.String),
-  customColumns: Schema.NullOr(Schema.Record({ key: Schema.String, value: ColumnValue })),
+  customColumns: Schema.NullOr(KeyedRecord(ColumnValue)),
   rsvpLink: Schema.NullOr(Schema.String),
   paymentStatus: Schema.optionalWith(Schema.NullOr(PaymentStatus), { exact: true }),
   paymentAmount: Schema.optionalWith(Schema.NullOr(Schema.Int), { exact: true }),
@@ -105,7 +106,7 @@ export const GuestUpdate = Schema.Struct({
   attendanceStatus: optional(Schema.NullOr(AttendanceStatus)),
   dietaryRestrictions: optional(Schema.NullOr(Schema.Array(RequiredText(100)).pipe(Schema.maxItems(50)))),
   rsvpNote: optional(Schema.NullOr(Text(5000))),
-  customColumns: optional(Schema.Record({ key: Schema.String, value: Schema.NullOr(ColumnValue) }))
+  customColumns: optional(KeyedRecord(Schema.NullOr(ColumnValue)))
 }).annotations({ identifier: "GuestUpdate" })
 export type GuestUpdate = typeof GuestUpdate.Type
 

@@ -5,6 +5,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { Ids } from "../Domain/Ids.js"
+import { emptyKeyed } from "../Domain/Keyed.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, Issue } from "../Http/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
@@ -67,10 +68,11 @@ export const resolveChanges = (
     if (field === undefined) return issue(path, "unknown custom field")
     if (field.type === "multiselect") return issue(path, `${field.name} is a multiselect field: use customFieldMultiselect`)
     if (value === null) return changes.set(field.id, { field, value: null })
-    const text = typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : value.trim()
+    // numbers are kept as written (a string keeps every digit; a JSON number was checked to be exact)
+    const text = typeof value === "number" ? String(value) : value.trim()
     if (text === "") return changes.set(field.id, { field, value: null })
     if (field.type === "number" && !NUMBER.test(text)) return issue(`${path}.value`, `${field.name} takes a number`)
-    changes.set(field.id, { field, value: field.type === "number" ? String(Number(text)) : text })
+    changes.set(field.id, { field, value: text })
   }
 
   const entries = update.customFields
@@ -84,7 +86,7 @@ export const resolveChanges = (
       scalar(field === undefined ? `${path}.${entry.fieldId !== undefined ? "fieldId" : "fieldName"}` : path, field, entry.value)
     })
   } else if (entries !== undefined) {
-    for (const [name, value] of Object.entries(entries as Record<string, string | number | null>)) {
+    for (const [name, value] of Object.entries(entries)) {
       scalar(`customFields.${name}`, definitions.byName.get(name.trim().toLowerCase()), value)
     }
   }
@@ -115,7 +117,7 @@ export const resolveChanges = (
 
 /** One person's stored values (rows joined with their fields) as the API shows them. */
 export const render = (rows: ReadonlyArray<ValueRow>): RenderedFields => {
-  const flat: Record<string, string | ReadonlyArray<string>> = {}
+  const flat = emptyKeyed<string | ReadonlyArray<string>>()
   const detailed: Array<typeof CustomFieldDetailed.Type> = []
   for (const row of rows) {
     if (row.type === "multiselect") {

@@ -1,6 +1,7 @@
 /** Persons (contacts) as the API shows and takes them. */
 import * as Schema from "effect/Schema"
-import { DateOnly, Email, HttpUrl, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+import { DateOnly, Email, ExactNumber, HttpUrl, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+import { KeyedRecord } from "../Domain/Keyed.js"
 
 export const FieldType = Schema.Literal("text", "number", "multiselect")
 export type FieldType = typeof FieldType.Type
@@ -66,7 +67,7 @@ export const Person = Schema.Struct({
   postalCode: optionalString,
   phone: Schema.NullOr(Schema.String),
   archived: Schema.Boolean,
-  customFields: Schema.Record({ key: Schema.String, value: CustomFieldValue })
+  customFields: KeyedRecord(CustomFieldValue)
 }).annotations({ identifier: "Person" })
 export type Person = typeof Person.Type
 
@@ -102,7 +103,7 @@ export const CreatePerson = Schema.Struct({
 }).annotations({ identifier: "CreatePerson" })
 export type CreatePerson = typeof CreatePerson.Type
 
-const ScalarValue = Schema.NullOr(Schema.Union(Schema.String, Schema.Number))
+const ScalarValue = Schema.NullOr(Schema.Union(Schema.String, ExactNumber))
 
 export const CustomFieldEntry = Schema.Struct({
   fieldId: optional(Schema.String),
@@ -112,7 +113,7 @@ export const CustomFieldEntry = Schema.Struct({
 
 export const CustomFieldsUpdate = Schema.Union(
   Schema.Array(CustomFieldEntry),
-  Schema.Record({ key: Schema.String, value: ScalarValue })
+  KeyedRecord(ScalarValue)
 ).annotations({
   description: "Text and number fields: an array of { fieldId or fieldName, value } (preferred), or a legacy object of name-to-value pairs."
 })

@@ -3,6 +3,7 @@
  * for screen readers. Everything that comes from data is escaped.
  */
 import type { EventRow } from "../Events/EventsRepo.js"
+import { isHttpUrl } from "../Domain/Fields.js"
 import { describeEvent } from "../Events/EventMapping.js"
 import type { Invitation } from "./Rsvp.js"
 
@@ -77,11 +78,13 @@ export const formatWhen = (event: EventRow) => {
 
 const eventDetails = (event: EventRow) => {
   const images = JSON.parse(event.images) as Array<{ type: string; url: string }>
-  const header = images.find((i) => i.type === "headerImg")?.url ?? event.featured_image
+  // stored URLs are http(s) since they are validated; rows written before that are checked here too
+  const header = [images.find((i) => i.type === "headerImg")?.url, event.featured_image]
+    .find((url): url is string => typeof url === "string" && isHttpUrl(url))
   const place = [event.location_name, event.location_address, event.location_apartment, event.location_city, event.location_state,
     event.location_postal_code, event.location_country].filter((p): p is string => p !== null && p !== "")
   const online = (JSON.parse(event.virtual_locations) as Array<{ url: string | null; sourceType: string | null }>)
-    .filter((v) => v.url !== null)
+    .filter((v) => v.url !== null && isHttpUrl(v.url))
   const description = describeEvent(event.link_preview_description, event.rsvp_description)
   return [
     header ? `<img class="hero" src="${escape(header)}" alt="">` : "",

@@ -1,8 +1,9 @@
 import * as Schema from "effect/Schema"
+import { HttpUrl } from "../Domain/Fields.js"
 export const WebhookType = Schema.Literal("EventPerson", "Event", "GuestList")
 
 export const Registration = Schema.Struct({
-  webhook: Schema.Trim.pipe(Schema.maxLength(2048)).annotations({ description: "Destination URL (http or https)" }),
+  webhook: HttpUrl.annotations({ description: "Destination URL (http or https)" }),
   type: WebhookType
 }).annotations({ identifier: "WebhookRegistration" })
 export type Registration = typeof Registration.Type
