@@ -13,6 +13,7 @@ import { roles } from "../Domain/Role.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { backup } from "./Backup.js"
 import { demo } from "./Demo.js"
+import { webhook } from "./Webhooks.js"
 
 const org = Options.text("org").pipe(Options.withDescription("The organization's slug"))
 
@@ -107,6 +108,7 @@ export const commands = Command.make("convene").pipe(
     Command.make("org").pipe(Command.withSubcommands([orgCreate])),
     Command.make("member").pipe(Command.withSubcommands([memberAdd, memberList])),
     Command.make("token").pipe(Command.withSubcommands([tokenCreate, tokenList, tokenRevoke])),
+    webhook,
     backup,
     demo
   ])

@@ -21,6 +21,7 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
+import type * as Http from "node:http"
 import { AppConfig } from "../Config/AppConfig.js"
 import { nowIso } from "../Domain/Time.js"
 import { attempt } from "./Delivery.js"
@@ -32,15 +33,44 @@ import { WebhooksRepo } from "./WebhooksRepo.js"
 const LEASE_MARGIN = Duration.seconds(30)
 /** The longest the claimer sleeps without a wake-up. */
 const IDLE_POLL = Duration.seconds(1)
+/**
+ * How long a kept-alive connection may wait in the pool for its next attempt. Without a limit, each
+ * receiver that never closes its end would hold a connection for good, and registrations may name
+ * any number of origins.
+ */
+const IDLE_CONNECTION = Duration.seconds(4)
+
+/**
+ * Node hands the socket of a `101 Switching Protocols` answer to the request's `upgrade` listener,
+ * out of the agent's care; the platform's client listens but never closes that socket, so each such
+ * answer would leave a connection open. Nothing here speaks another protocol: a socket the agent
+ * lets go of (`agentRemove`) is destroyed.
+ */
+const destroyDetachedSockets = (agent: Http.Agent) =>
+  Effect.sync(() => {
+    const create = agent.createConnection.bind(agent)
+    agent.createConnection = (options, callback) => {
+      const socket = create(options, callback)
+      socket?.once("agentRemove", () => socket.destroy())
+      return socket
+    }
+  })
 
 export const DispatcherLive = Layer.scopedDiscard(Effect.gen(function*() {
   const { shutdownGracePeriod, webhooks } = yield* AppConfig
   const repo = yield* WebhooksRepo
   const outbox = yield* Outbox
+  // Keep-alive is safe with hostile receivers: the agent pools a socket only once its response was
+  // parsed to the end, and an attempt that stops reading early aborts its request, destroying the
+  // socket (Delivery.ts). The agent's `timeout` ends pooled sockets left idle (on a socket in use,
+  // Node only emits an event nobody acts on); attempts have their own deadline.
   const agent = yield* NodeHttpClient.makeAgent({
     keepAlive: true,
+    timeout: Duration.toMillis(IDLE_CONNECTION),
     lookup: guardedLookup(webhooks.allowPrivateDestinations) as never
   })
+  yield* destroyDetachedSockets(agent.http)
+  yield* destroyDetachedSockets(agent.https)
   const client = yield* Effect.provideService(NodeHttpClient.make, NodeHttpClient.HttpAgent, agent)
   const slots = webhooks.concurrency
   const perDestination = Math.max(1, Math.ceil(slots / 4))

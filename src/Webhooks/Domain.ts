@@ -19,6 +19,9 @@ export const Delivery = Schema.Struct({
   attempts: Schema.Int,
   lastStatusCode: Schema.NullOr(Schema.Int),
   lastError: Schema.NullOr(Schema.String),
+  lastResponse: Schema.NullOr(Schema.String).annotations({
+    description: "The start of the receiver's answer to the last attempt: at most 1,024 characters of its body (invalid UTF-8 replaced); null when no answer came"
+  }),
   createdAt: Schema.String,
   nextAttemptAt: Schema.NullOr(Schema.String),
   registration: Schema.Literal("active", "disabled", "deleted").annotations({

@@ -1,5 +1,6 @@
 /** Webhook registrations (reference "Webhook management", CONTRACT §8) and the delivery log. */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -43,16 +44,76 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
       }).pipe(sql.withTransaction, onUniqueViolation(() => new Conflict({ message: "Registered concurrently; retry" })))
     })
 
+    /** Soft-deletes a registration and cancels its pending deliveries; answers how many were cancelled. */
+    const softDelete = (webhookId: number, at: string) =>
+      Effect.gen(function*() {
+        const cancelled = yield* repo.countPending(webhookId)
+        yield* repo.softDelete(webhookId, at)
+        yield* repo.cancelPending(webhookId, "registration deleted", at)
+        return cancelled
+      })
+
     /** Deletes a registration and cancels its pending deliveries. */
     const unregister = Effect.fn("Registrations.unregister")(function*(caller: Caller, input: Registration) {
       const at = yield* nowIso
       return yield* Effect.gen(function*() {
         const existing = yield* repo.active({ organizationId: caller.organizationId, url: input.webhook, type: input.type })
         if (Option.isNone(existing)) return yield* new NotFound({ message: "No such webhook registration" })
-        yield* repo.softDelete(existing.value.id, at)
-        yield* repo.cancelPending(existing.value.id, "registration deleted", at)
+        yield* softDelete(existing.value.id, at)
         return { success: true as const }
       }).pipe(sql.withTransaction, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+    })
+
+    /** An organization's registrations, for the operator (admin CLI). */
+    const summaries = Effect.fn("Registrations.summaries")(function*(organizationId: number) {
+      const rows = yield* repo.summaries(organizationId).pipe(Effect.orDie)
+      return rows.map((row) => ({
+        id: row.public_id,
+        url: row.url,
+        type: row.type,
+        state: row.disabled_at === null ? "active" as const : "disabled" as const,
+        pending: row.pending,
+        failed: row.failed
+      }))
+    })
+
+    /** A registration of the organization by its id, in a transaction with `use`; another's is unknown. */
+    const withRegistration = <A>(
+      organizationId: number,
+      registrationId: string,
+      use: (webhookId: number, at: string) => Effect.Effect<A, SqlError>
+    ) =>
+      Effect.gen(function*() {
+        const at = yield* nowIso
+        const found = yield* repo.byRegistrationId({ organizationId, publicId: registrationId })
+        if (Option.isNone(found)) return yield* new NotFound({ message: `Webhook registration ${registrationId} not found` })
+        return yield* use(found.value.id, at)
+      }).pipe(sql.withTransaction, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+
+    /**
+     * The operator's way out of a stuck registration (admin CLI): disabling stops deliveries to it
+     * and cancels those pending, as a 410 Gone answer does; enabling lets new notifications reach it
+     * again. Answers how many deliveries were cancelled.
+     */
+    const setState = Effect.fn("Registrations.setState")(function*(
+      organizationId: number,
+      registrationId: string,
+      state: "active" | "disabled"
+    ) {
+      return yield* withRegistration(organizationId, registrationId, (webhookId, at) =>
+        state === "active"
+          ? Effect.as(repo.enable(webhookId), 0)
+          : Effect.gen(function*() {
+            const cancelled = yield* repo.countPending(webhookId)
+            yield* repo.disable(webhookId, at)
+            yield* repo.cancelPending(webhookId, "registration disabled by the operator", at)
+            return cancelled
+          }))
+    })
+
+    /** Deletes a registration by its id, as `DELETE /webhook` does (admin CLI); answers how many deliveries were cancelled. */
+    const remove = Effect.fn("Registrations.remove")(function*(organizationId: number, registrationId: string) {
+      return yield* withRegistration(organizationId, registrationId, softDelete)
     })
 
     /** `contacts` is an EventPerson body: in the records variant that body is itself the array of one guest. */
@@ -83,6 +144,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
           attempts: row.attempts,
           lastStatusCode: row.last_status_code,
           lastError: row.last_error,
+          lastResponse: row.last_response,
           createdAt: row.created_at,
           nextAttemptAt: row.status === "pending" && row.next_attempt_at !== null
             ? new Date(row.next_attempt_at).toISOString()
@@ -108,7 +170,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
       return { success: true as const }
     })
 
-    return { register, unregister, sample, deliveries, retry } as const
+    return { register, unregister, summaries, setState, remove, sample, deliveries, retry } as const
   }),
   dependencies: [WebhooksRepo.Default, Outbox.Default, Ids.Default]
 }) {}

@@ -39,6 +39,7 @@ export const DeliveryListRow = Schema.Struct({
   attempts: Schema.Number,
   last_status_code: Schema.NullOr(Schema.Number),
   last_error: Schema.NullOr(Schema.String),
+  last_response: Schema.NullOr(Schema.String),
   created_at: Schema.String,
   next_attempt_at: Schema.NullOr(Schema.Number),
   disabled_at: Schema.NullOr(Schema.String),
@@ -51,8 +52,21 @@ export interface Outcome {
   readonly status: "pending" | "delivered" | "failed"
   readonly statusCode: number | null
   readonly error: string | null
+  /** The start of the receiver's answer (null when none came). */
+  readonly response: string | null
   readonly nextAttemptAt: number | null
 }
+
+/** A registration as the operator sees it (admin CLI), with its deliveries still owed and given up. */
+export const RegistrationSummaryRow = Schema.Struct({
+  public_id: Schema.String,
+  url: Schema.String,
+  type: Schema.String,
+  disabled_at: Schema.NullOr(Schema.String),
+  pending: Schema.Number,
+  failed: Schema.Number
+})
+export type RegistrationSummaryRow = typeof RegistrationSummaryRow.Type
 
 export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/WebhooksRepo", {
   effect: Effect.gen(function*() {
@@ -66,6 +80,29 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
         sql`SELECT id, public_id, url, type, secret, disabled_at, deleted_at FROM webhooks
             WHERE organization_id = ${organizationId} AND url = ${url} AND type = ${type} AND deleted_at IS NULL`
     })
+
+    const byRegistrationId = SqlSchema.findOne({
+      Request: Schema.Struct({ organizationId: Schema.Number, publicId: Schema.String }),
+      Result: RegistrationRow,
+      execute: ({ organizationId, publicId }) =>
+        sql`SELECT id, public_id, url, type, secret, disabled_at, deleted_at FROM webhooks
+            WHERE organization_id = ${organizationId} AND public_id = ${publicId} AND deleted_at IS NULL`
+    })
+
+    const summaries = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: RegistrationSummaryRow,
+      execute: (organizationId) =>
+        sql`SELECT w.public_id, w.url, w.type, w.disabled_at,
+              (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending') AS pending,
+              (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'failed') AS failed
+            FROM webhooks w WHERE w.organization_id = ${organizationId} AND w.deleted_at IS NULL ORDER BY w.id`
+    })
+
+    const countPending = (webhookId: number) =>
+      sql`SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ${webhookId} AND status = 'pending'`.pipe(
+        Effect.map((rows) => Number(rows[0]!["n"]))
+      )
 
     const insert = (row: { publicId: string; organizationId: number; url: string; type: string; secret: string; at: string }) =>
       sql`INSERT INTO webhooks (public_id, organization_id, url, type, secret, created_at)
@@ -150,8 +187,8 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
     const record = (outcome: Outcome, at: string) =>
       sql`UPDATE webhook_deliveries
           SET status = ${outcome.status}, attempts = attempts + 1, last_status_code = ${outcome.statusCode},
-              last_error = ${outcome.error}, next_attempt_at = ${outcome.nextAttemptAt}, claimed_until = NULL,
-              updated_at = ${at}
+              last_error = ${outcome.error}, last_response = ${outcome.response},
+              next_attempt_at = ${outcome.nextAttemptAt}, claimed_until = NULL, updated_at = ${at}
           WHERE id = ${outcome.deliveryId} AND status = 'pending'`
 
     const list = SqlSchema.findAll({
@@ -164,7 +201,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       Result: DeliveryListRow,
       execute: ({ limit, organizationId, skip, status }) =>
         sql`SELECT d.public_id, m.public_id AS message_id, m.type, w.url, d.status, d.attempts, d.last_status_code,
-              d.last_error, d.created_at, d.next_attempt_at, w.disabled_at, w.deleted_at
+              d.last_error, d.last_response, d.created_at, d.next_attempt_at, w.disabled_at, w.deleted_at
             FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
             WHERE d.organization_id = ${organizationId} ${status === null ? sql.literal("") : sql`AND d.status = ${status}`}
             ORDER BY d.id DESC LIMIT ${limit} OFFSET ${skip}`
@@ -189,6 +226,9 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
 
     return {
       active,
+      byRegistrationId,
+      summaries,
+      countPending,
       insert,
       enable,
       disable,

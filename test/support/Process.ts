@@ -13,10 +13,15 @@ export interface ServerProcess {
   readonly kill: (signal: NodeJS.Signals) => Effect.Effect<number | null>
 }
 
-export const startServer = (env: Record<string, string>) =>
+export interface StartOptions {
+  /** Flags for node itself, e.g. the heap limits `npm start` runs with. */
+  readonly nodeFlags?: ReadonlyArray<string>
+}
+
+export const startServer = (env: Record<string, string>, options: StartOptions = {}) =>
   Effect.acquireRelease(
     Effect.gen(function*() {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      const child = spawn(process.execPath, [...(options.nodeFlags ?? []), "--import", "tsx", "src/main.ts"], {
         env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "Info", ...env },
         stdio: ["ignore", "pipe", "pipe"]
       })
