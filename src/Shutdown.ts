@@ -57,6 +57,9 @@ const onClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
 export const NodeServerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
   const server = createServer()
   server.keepAliveTimeout = 65_000
+  // a client that neither sends nor reads for two minutes (one that stopped reading a streamed
+  // answer, say) gives its socket back; one that makes progress, however slowly, keeps it
+  server.timeout = 120_000
   server.on("clientError", onClientError)
   let active = 0
   server.on("request", (_, response) => {

@@ -33,7 +33,7 @@ describe("logs", () => {
       expect(requests).toHaveLength(7)
       for (const line of requests) {
         expect(line.logLevel).toBe("INFO")
-        expect(Object.keys(line.annotations).sort()).toEqual(["callerId", "durationMs", "method", "path", "requestId", "route", "status"])
+        expect(Object.keys(line.annotations).sort()).toEqual(["callerId", "clientIp", "durationMs", "method", "path", "requestId", "route", "status"])
         expect(typeof line.annotations["durationMs"]).toBe("number")
       }
       const search = requests.find((l) => l.annotations["requestId"] === "trace-me-123")!

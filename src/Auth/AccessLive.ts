@@ -7,9 +7,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { Caller, Session } from "../Domain/Caller.js"
+import { AppConfig } from "../Config/AppConfig.js"
 import { atLeast, type Role } from "../Domain/Role.js"
 import { Forbidden, InvalidRequest, RateLimited, Unauthorized } from "../Http/Errors.js"
-import { RequestMeta } from "../Http/RequestMeta.js"
+import { currentClient, RequestMeta } from "../Http/RequestMeta.js"
 import { rateLimitHeaders } from "../RateLimit/Headers.js"
 import { RateLimiter } from "../RateLimit/RateLimiter.js"
 import {
@@ -36,6 +37,7 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
   effect: Effect.gen(function*() {
     const auth = yield* Auth
     const limiter = yield* RateLimiter
+    const config = yield* AppConfig
 
     /** Draws from the caller's buckets; every limited response carries the headers. */
     const limit = (request: HttpServerRequest.HttpServerRequest, callerKey: string) =>
@@ -58,8 +60,7 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
     const authenticate = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const credential = yield* auth.identify(request.headers)
-      const callerKey = credentialKey(credential) ??
-        `ip:${Option.getOrElse(request.remoteAddress, () => "unknown")}`
+      const callerKey = credentialKey(credential) ?? `ip:${(yield* currentClient(config, request)).ip}`
       yield* limit(request, callerKey)
       return { request, credential, callerKey }
     })
@@ -138,7 +139,7 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
     /** Requests without credentials are limited per client IP. */
     const anonymous: Effect.Effect<void, RateLimited, HttpServerRequest.HttpServerRequest> = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      yield* limit(request, `ip:${Option.getOrElse(request.remoteAddress, () => "unknown")}`)
+      yield* limit(request, `ip:${(yield* currentClient(config, request)).ip}`)
     })
 
     return { caller, session, anonymous } as const

@@ -11,7 +11,9 @@ import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { noTrustedProxies, parseTrustedProxies, type TrustedProxies } from "../Http/ClientAddress.js"
 import * as Env from "./Env.js"
+import { parsePublicBaseUrl } from "./PublicBaseUrl.js"
 
 export type PayloadVariant = "records" | "envelopes"
 
@@ -42,6 +44,8 @@ export interface AppConfigShape {
     readonly concurrency: number
     readonly allowPrivateDestinations: boolean
   }
+  /** Reverse proxies whose forwarding headers are believed (`TRUSTED_PROXIES`). */
+  readonly trustedProxies: TrustedProxies
   readonly logLevel: LogLevel.LogLevel
   readonly shutdownGracePeriod: Duration.Duration
 }
@@ -67,10 +71,25 @@ const publicBaseUrl = Env.optionalString("PUBLIC_BASE_URL").pipe(
   Config.mapOrFail(Option.match({
     onNone: () => Either.right(Option.none<string>()),
     onSome: (value) => {
-      const url = URL.canParse(value) ? new URL(value) : undefined
-      return url && (url.protocol === "http:" || url.protocol === "https:")
-        ? Either.right(Option.some(value.replace(/\/+$/, "")))
-        : Either.left(ConfigError.InvalidData(["PUBLIC_BASE_URL"], `PUBLIC_BASE_URL must be an http(s) URL (got ${JSON.stringify(value)})`))
+      const parsed = parsePublicBaseUrl(value)
+      return "ok" in parsed
+        ? Either.right(Option.some(parsed.ok))
+        : Either.left(ConfigError.InvalidData(["PUBLIC_BASE_URL"], `PUBLIC_BASE_URL ${parsed.problem} (got ${JSON.stringify(value)})`))
+    }
+  }))
+)
+
+const trustedProxies = Env.optionalString("TRUSTED_PROXIES").pipe(
+  Config.mapOrFail(Option.match({
+    onNone: () => Either.right(noTrustedProxies),
+    onSome: (value) => {
+      const parsed = parseTrustedProxies(value)
+      return typeof parsed === "string"
+        ? Either.left(ConfigError.InvalidData(
+          ["TRUSTED_PROXIES"],
+          `TRUSTED_PROXIES must be comma-separated IP addresses or CIDR ranges (got ${JSON.stringify(parsed)})`
+        ))
+        : Either.right(parsed)
     }
   }))
 )
@@ -134,6 +153,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     concurrency: Env.integer("WEBHOOK_CONCURRENCY", 16, 1, 1024),
     allowPrivateDestinations: Env.boolean("WEBHOOK_ALLOW_PRIVATE_DESTINATIONS", false)
   }),
+  trustedProxies,
   logLevel,
   shutdownGracePeriod: Env.duration("SHUTDOWN_GRACE_PERIOD", "10 seconds")
 })

@@ -17,7 +17,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "../Api.js"
 import { IdempotentReplay, replayResponse } from "../Idempotency/Idempotent.js"
-import { jsonBodies } from "./JsonBody.js"
+import { Readiness } from "../Ops/Readiness.js"
+import { jsonBodies, tooLarge } from "./JsonBody.js"
 import {
   Conflict,
   Forbidden,
@@ -49,7 +50,7 @@ type ApiError =
 const apiErrors = [InvalidRequest, Unauthorized, Forbidden, NotFound, Conflict, PayloadTooLarge, IdempotencyKeyReused, RateLimited, Unavailable, Internal]
 const isApiError = (u: unknown): u is ApiError => apiErrors.some((E) => u instanceof E)
 
-const tooLarge = new PayloadTooLarge({ message: `The request body is over ${MAX_BODY_BYTES} bytes` })
+const bodyTooLarge = tooLarge(MAX_BODY_BYTES)
 
 const decodes = (path: string) => {
   try {
@@ -88,15 +89,16 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
     }
     if (isApiError(error)) return Effect.fail(error)
   }
-  if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+  // kept whole: an interruption by a client that went away is told from others by its fiber id
+  if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
   const defect = Cause.squash(cause)
   if (defect instanceof IdempotentReplay) return Effect.succeed(replayResponse(defect))
   // the JSON body parser's refusals (see JsonBody) reach here as defects of the payload decoder
-  if (defect instanceof InvalidRequest) return Effect.fail(defect)
+  if (defect instanceof InvalidRequest || defect instanceof PayloadTooLarge) return Effect.fail(defect)
   if (defect instanceof HttpServerError.RequestError && defect.reason === "Decode") {
     const message = defect.cause instanceof Error ? defect.cause.message : ""
     return Effect.fail(
-      message === "maxBytes exceeded" ? tooLarge : new InvalidRequest({ message: "The request body is not valid JSON" })
+      message === "maxBytes exceeded" ? bodyTooLarge : new InvalidRequest({ message: "The request body is not valid JSON" })
     )
   }
   return Effect.zipRight(
@@ -105,16 +107,24 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
   )
 }
 
-export const ErrorMappingLive = HttpApiBuilder.middleware(Api, (app) =>
+/** A write refused while the database file is lost (see `Readiness`): 503, nothing changed. */
+const unavailable = (error: Unavailable) =>
+  HttpServerResponse.unsafeJson({ message: error.message, code: "unavailable" }, { status: 503 })
+
+export const ErrorMappingLive = HttpApiBuilder.middleware(Api, Effect.map(Readiness, (readiness) => (app) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const declared = Number(request.headers["content-length"] ?? 0)
-    if (declared > MAX_BODY_BYTES) return yield* tooLarge
-    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, jsonBodies(request))
+    if (declared > MAX_BODY_BYTES) return yield* bodyTooLarge
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      const refused = yield* Effect.flip(readiness.writable).pipe(Effect.option)
+      if (Option.isSome(refused)) return unavailable(refused.value)
+    }
+    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, jsonBodies(request, MAX_BODY_BYTES))
   }).pipe(
     HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
     Effect.catchAllCause(toApiError),
     // The API-level type lists only the errors every endpoint can answer; the others re-raised
     // here come from endpoints that declare them, so the error encoder knows each of them.
     (effect) => effect as Effect.Effect<HttpServerResponse.HttpServerResponse, InvalidRequest | NotFound | Internal>
-  ))
+  )))

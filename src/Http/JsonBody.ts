@@ -12,9 +12,11 @@
  */
 import * as Headers from "@effect/platform/Headers"
 import * as HttpMethod from "@effect/platform/HttpMethod"
+import * as HttpServerError from "@effect/platform/HttpServerError"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as Effect from "effect/Effect"
-import { InvalidRequest } from "./Errors.js"
+import { InvalidRequest, PayloadTooLarge } from "./Errors.js"
 
 /** Deeper than any payload of the API (the deepest, a person's custom fields in a bulk update, is 4). */
 export const MAX_DEPTH = 32
@@ -71,21 +73,76 @@ const parse = (text: string): Effect.Effect<unknown, InvalidRequest> =>
       : Effect.fail(InvalidRequest.at(nul, "must not contain the NUL character (U+0000)"))
   })
 
+/** 413: a body over the limit, whether announced by `Content-Length` or found while reading. */
+export const tooLarge = (maxBytes: number) =>
+  new PayloadTooLarge({ message: `The request body is over ${maxBytes} bytes` })
+
 /**
- * The request as the API sees it: a body of any content type is read as JSON. Failures are the
- * API's own `InvalidRequest`; the framework raises them as defects, and the error mapping answers
- * them as they are.
+ * Reads a request body of at most `maxBytes` bytes as UTF-8 text. Over the limit, reading stops
+ * and the rest of the body is discarded as it arrives (not refused by destroying the socket, which
+ * would reset the connection before the client could read the 413). A client that goes away before
+ * the body ends interrupts the request: nobody is left to answer, and the log line says 499.
  */
-export const jsonBodies = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
+export const readBoundedText = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBytes: number
+): Effect.Effect<string, PayloadTooLarge> =>
+  Effect.async<string, PayloadTooLarge>((resume) => {
+    const source = NodeHttpServerRequest.toIncomingMessage(request)
+    const chunks: Array<Buffer> = []
+    let bytes = 0
+    const cleanup = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onGone)
+      source.off("aborted", onGone)
+    }
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length
+      if (bytes > maxBytes) {
+        cleanup()
+        chunks.length = 0
+        // keep the connection readable: Node discards the rest once the answer is sent
+        source.resume()
+        resume(Effect.fail(tooLarge(maxBytes)))
+        return
+      }
+      chunks.push(chunk)
+    }
+    const onEnd = () => {
+      cleanup()
+      resume(Effect.succeed(Buffer.concat(chunks).toString("utf8")))
+    }
+    const onGone = () => {
+      cleanup()
+      resume(Effect.interruptWith(HttpServerError.clientAbortFiberId))
+    }
+    if (source.readableEnded) return resume(Effect.succeed(""))
+    source.on("data", onData)
+    source.once("end", onEnd)
+    source.once("error", onGone)
+    source.once("aborted", onGone)
+    return Effect.sync(cleanup)
+  })
+
+/**
+ * The request as the API sees it: a body of any content type is read as JSON, at most `maxBytes`
+ * of it. Failures are the API's own `InvalidRequest` and `PayloadTooLarge`; the framework raises
+ * them as defects, and the error mapping answers them as they are.
+ */
+export const jsonBodies = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): HttpServerRequest.HttpServerRequest => {
   if (!HttpMethod.hasBody(request.method)) return request
   const contentType = request.headers["content-type"]
   // the framework parses JSON only for a content type containing `application/json` (or none)
   const base = contentType === undefined || contentType.toLowerCase().includes("application/json")
     ? request
     : request.modify({ headers: Headers.set(request.headers, "content-type", "application/json") })
-  // `text` caches the body on the object it is read through: both the JSON parse here and any other
-  // reader (the idempotency fingerprint) go through `self`, so the stream is read once.
+  // the body is read once, whoever asks first: the JSON parse here, or the idempotency fingerprint
+  let text: Effect.Effect<string> | undefined
   const self: HttpServerRequest.HttpServerRequest = Object.create(base, {
+    text: {
+      get: () => (text ??= Effect.runSync(Effect.cached(Effect.orDie(readBoundedText(request, maxBytes)))))
+    },
     json: { get: () => Effect.flatMap(self.text, parse) }
   })
   return self

@@ -1,16 +1,19 @@
 /**
  * The outermost server middleware: every response carries `X-Request-Id` (the caller's own when it
  * is 1-128 characters of `[A-Za-z0-9._-]`, else a new one), and every request ends in one
- * structured log line: request id, caller, method, path (never the query), status, duration.
+ * structured log line: request id, caller, method, path (never the query, nor a token in it),
+ * status, duration.
  */
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { Ids } from "../Domain/Ids.js"
-import { RequestMeta, type RequestMetaShape } from "./RequestMeta.js"
+import { PublicOrigin } from "../PublicOrigin.js"
+import { clientOfRequest, RequestMeta, type RequestMetaShape } from "./RequestMeta.js"
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
 
@@ -19,17 +22,63 @@ const pathOf = (url: string) => {
   return query === -1 ? url : url.slice(0, query)
 }
 
+/** Tokens the service issues: API (`cvn_`), login access (`cvs_`) and invitation (`cvi_`) tokens. */
+const TOKEN_PREFIX = /^cv[nsi]_/i
+/** What may be a link's token without its prefix: 32 or more URL-safe characters (a UUID is an id, not a secret). */
+const TOKEN_LIKE = /^[A-Za-z0-9_-]{32,}$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const decoded = (segment: string) => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+/**
+ * The path as logged: a segment that may carry a secret (a token pasted into a path, the token of
+ * an invitation link in `/member/invitations/<token>` or `/app/invitations/<token>`) becomes
+ * `[redacted]`, so that logs never hold what would let their reader act.
+ */
+export const loggedPath = (path: string): string =>
+  path.split("/").map((segment, i, segments) => {
+    const text = decoded(segment)
+    const afterInvitations = i > 0 && decoded(segments[i - 1]!).toLowerCase() === "invitations"
+    const secret = TOKEN_PREFIX.test(text) || (afterInvitations && TOKEN_LIKE.test(text) && !UUID.test(text))
+    return secret ? "[redacted]" : segment
+  }).join("/")
+
+/**
+ * The status a request ended with. One interrupted before its answer was sent lost its client (the
+ * server interrupts a request whose connection closes): 499, nginx's "client closed request", so
+ * that a client going away is not counted as a server error.
+ */
+const statusOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>): number => {
+  if (Exit.isSuccess(exit)) return exit.value.status
+  if (Cause.isInterruptedOnly(exit.cause)) return 499
+  // the framework answers some causes itself (an interruption by a client that went away: 499)
+  const squashed = Cause.squash(exit.cause)
+  return HttpServerResponse.isServerResponse(squashed) ? squashed.status : 500
+}
+
 export const requestLifecycle = <E, R>(app: HttpApp.Default<E, R>) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const incoming = request.headers["x-request-id"]
     const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : yield* (yield* Ids).uuid
-    const meta: RequestMetaShape = { requestId, callerId: undefined, route: undefined }
+    const client = yield* clientOfRequest(request)
+    const meta: RequestMetaShape = { requestId, client, callerId: undefined, route: undefined }
     const started = yield* Clock.currentTimeNanos
     yield* HttpApp.appendPreResponseHandler((_, response) =>
       Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
     )
+    // a request that arrived with PUBLIC_BASE_URL's path prefix is routed without it
+    const path = pathOf(request.url)
+    const routed = (yield* PublicOrigin).routePath(path)
+    const routedRequest = routed === path ? request : request.modify({ url: routed + request.url.slice(path.length) })
     return yield* app.pipe(
+      Effect.provideService(HttpServerRequest.HttpServerRequest, routedRequest),
       Effect.provideService(RequestMeta, meta),
       Effect.annotateLogs("requestId", requestId),
       Effect.onExit((exit) =>
@@ -37,10 +86,11 @@ export const requestLifecycle = <E, R>(app: HttpApp.Default<E, R>) =>
           Effect.logInfo("request").pipe(Effect.annotateLogs({
             requestId,
             callerId: meta.callerId ?? null,
+            clientIp: client.ip,
             method: request.method,
-            route: meta.route ?? pathOf(request.url),
-            path: pathOf(request.url),
-            status: Exit.isSuccess(exit) ? exit.value.status : 500,
+            route: meta.route ?? loggedPath(path),
+            path: loggedPath(path),
+            status: statusOf(exit),
             durationMs: Number(ended - started) / 1e6
           })))
       )

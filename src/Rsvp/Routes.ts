@@ -12,7 +12,10 @@ import * as UrlParams from "@effect/platform/UrlParams"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Gate } from "../Auth/AccessLive.js"
+import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
+import { currentClient } from "../Http/RequestMeta.js"
+import { fromOwnPages } from "../Http/SameOrigin.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { DIETARY_OPTIONS, invitationPage, messagePage } from "./Page.js"
 import { type Answer, Rsvp } from "./Rsvp.js"
@@ -70,7 +73,11 @@ export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
     const rsvp = yield* Rsvp
     const gate = yield* Gate
     const ids = yield* Ids
-    const { origin } = yield* PublicOrigin
+    const publicOrigin = yield* PublicOrigin
+    const config = yield* AppConfig
+    /** The page's own address, with PUBLIC_BASE_URL's path prefix, for the form and the redirect. */
+    const pagePath = (slug: string, token: string) =>
+      publicOrigin.href(`/rsvp/${encodeURIComponent(slug)}?invite=${encodeURIComponent(token)}`)
 
     /** The guest's page, with a CSRF token: the one in the cookie, or a new one set with it. */
     const page = (slug: string, token: string, state: { saved: boolean; error?: string }, status = 200) =>
@@ -80,14 +87,15 @@ export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
         if (Option.isNone(invitation)) return notFound
         const existing = request.cookies[CSRF_COOKIE]
         const csrf = existing !== undefined && /^[A-Za-z0-9_-]{32}$/.test(existing) ? existing : yield* ids.secret(24)
-        const action = `/rsvp/${encodeURIComponent(slug)}?invite=${encodeURIComponent(token)}`
+        const action = pagePath(slug, token)
+        const client = yield* currentClient(config, request)
         return yield* html(invitationPage(invitation.value, { ...state, csrf, action }), status).pipe(
           HttpServerResponse.setCookie(CSRF_COOKIE, csrf, {
             httpOnly: true,
             sameSite: "strict",
-            // the service speaks plain HTTP; behind a TLS-terminating proxy, the cookie is Secure
-            secure: request.headers["x-forwarded-proto"] === "https",
-            path: "/rsvp",
+            // Secure when the public address is https, or a trusted proxy says the client used https
+            secure: publicOrigin.secure || client.https,
+            path: publicOrigin.href("/rsvp"),
             maxAge: "12 hours"
           }),
           Effect.orDie
@@ -131,11 +139,7 @@ export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
         const { slug } = yield* HttpRouter.params
         const token = yield* invite
         if (slug === undefined || token === undefined) return notFound
-        const sentFrom = request.headers["origin"]
-        const host = request.headers["host"]
-        const sameOrigin = sentFrom === undefined || sentFrom === "null"
-          ? sentFrom === undefined
-          : sentFrom === origin || (host !== undefined && new URL(sentFrom).host === host)
+        const sameOrigin = fromOwnPages(request.headers, publicOrigin.webOrigin)
         const params = yield* request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
         const cookie = request.cookies[CSRF_COOKIE]
         if (!sameOrigin || cookie === undefined || UrlParams.getFirst(params, "csrf").pipe(Option.getOrUndefined) !== cookie) {
@@ -149,7 +153,7 @@ export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
         const saved = yield* rsvp.answer(slug, token, answer)
         if (Option.isNone(saved)) return notFound
         return HttpServerResponse.redirect(
-          `/rsvp/${encodeURIComponent(slug)}?invite=${encodeURIComponent(token)}&saved=1`,
+          `${pagePath(slug, token)}&saved=1`,
           { status: 303, headers: securityHeaders }
         )
       }))

@@ -1,0 +1,90 @@
+/**
+ * Who is on the other end of a request: the client IP that rate limits, sign-in lockouts and logs
+ * use, and whether the client reached us over https.
+ *
+ * Behind a reverse proxy every request comes from the proxy's address, so every guest and every
+ * sign-in would share one bucket. `X-Forwarded-For` and `X-Forwarded-Proto` name the real client,
+ * but anyone can send them: they are believed only when the connection comes from an address in
+ * `TRUSTED_PROXIES`. The client is then the right-most address of `X-Forwarded-For` that is not a
+ * trusted proxy itself (each proxy appends the address it received from, so the addresses to the
+ * left of it are whatever the client chose to send).
+ */
+import * as Option from "effect/Option"
+import { BlockList, isIP } from "node:net"
+
+export interface TrustedProxies {
+  readonly list: BlockList
+  /** The configured entries, as written (for the start-up line and tests). */
+  readonly entries: ReadonlyArray<string>
+}
+
+/** `::ffff:203.0.113.9` is the IPv4 address 203.0.113.9 on a dual-stack socket. */
+export const normalizeAddress = (address: string): string => {
+  const trimmed = address.trim().replace(/^\[|\]$/g, "")
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(trimmed)
+  return mapped === null ? trimmed : mapped[1]!
+}
+
+/** Parses `TRUSTED_PROXIES`: comma-separated addresses or CIDR ranges; the first bad entry is named. */
+export const parseTrustedProxies = (value: string): TrustedProxies | string => {
+  const list = new BlockList()
+  const entries = value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")
+  for (const entry of entries) {
+    const [address = "", prefix, ...rest] = entry.split("/")
+    const normalized = normalizeAddress(address)
+    const family = isIP(normalized)
+    const bits = prefix === undefined ? undefined : /^\d{1,3}$/.test(prefix) ? Number(prefix) : Number.NaN
+    if (family === 0 || rest.length > 0 || (bits !== undefined && (Number.isNaN(bits) || bits > (family === 4 ? 32 : 128)))) {
+      return entry
+    }
+    const type = family === 4 ? "ipv4" : "ipv6"
+    if (bits === undefined) list.addAddress(normalized, type)
+    else list.addSubnet(normalized, bits, type)
+  }
+  return { list, entries }
+}
+
+export const noTrustedProxies: TrustedProxies = { list: new BlockList(), entries: [] }
+
+const isTrusted = (trusted: TrustedProxies, address: string): boolean => {
+  const family = isIP(address)
+  return family !== 0 && trusted.list.check(address, family === 4 ? "ipv4" : "ipv6")
+}
+
+/** The values of a header that may be sent several times, or as one comma-separated list. */
+const listOf = (header: string | ReadonlyArray<string> | undefined): Array<string> =>
+  header === undefined
+    ? []
+    : (typeof header === "string" ? [header] : header).flatMap((value) => value.split(",")).map((v) => v.trim())
+
+export interface Client {
+  readonly ip: string
+  /** The scheme the client used, as far as it is known: the socket's, or a trusted proxy's header. */
+  readonly https: boolean
+}
+
+/**
+ * The client of a request whose socket peer is `peer`. Without a trusted proxy in between, the
+ * forwarding headers are ignored: a spoofed header from anyone else changes nothing.
+ */
+export const clientOf = (
+  trusted: TrustedProxies,
+  peer: Option.Option<string>,
+  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>,
+  encrypted: boolean
+): Client => {
+  const socket = Option.match(peer, { onNone: () => "unknown", onSome: normalizeAddress })
+  if (!isTrusted(trusted, socket)) return { ip: socket, https: encrypted }
+  const forwarded = listOf(headers["x-forwarded-for"]).map(normalizeAddress)
+  let ip = socket
+  for (let i = forwarded.length - 1; i >= 0; i--) {
+    const hop = forwarded[i]!
+    // a malformed entry where the proxy should have written an address: stop at the last good hop
+    if (isIP(hop) === 0) break
+    ip = hop
+    if (!isTrusted(trusted, hop)) break
+  }
+  // the proxy nearest to us sets the scheme it received; earlier values came from further away
+  const proto = listOf(headers["x-forwarded-proto"]).at(-1)?.toLowerCase()
+  return { ip, https: proto === undefined ? encrypted : proto === "https" }
+}
