@@ -21,6 +21,8 @@ import { OpsHttp } from "./Ops/Http.js"
 import { Readiness } from "./Ops/Readiness.js"
 import { BootstrapLive } from "./Organizations/Bootstrap.js"
 import { OrganizationsHttp } from "./Organizations/Http.js"
+import { Invitations } from "./Organizations/Invitations.js"
+import { Members } from "./Organizations/Members.js"
 import { Organizations } from "./Organizations/Organizations.js"
 import { PaymentsHttp } from "./Payments/Http.js"
 import { Payments } from "./Payments/Payments.js"
@@ -40,6 +42,8 @@ import { Registrations } from "./Webhooks/Registrations.js"
 /** Domain services over the database. */
 export const ServicesLive = Layer.mergeAll(
   Organizations.Default,
+  Members.Default,
+  Invitations.Default,
   Auth.Default,
   Persons.Default,
   CustomFields.Default,

@@ -1,12 +1,22 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Duration, Effect, Layer, TestClock } from "effect"
+import { Duration, Effect, Layer, Option, TestClock } from "effect"
 import { join } from "node:path"
 import { AppConfig } from "../src/Config/AppConfig.js"
 import { ABANDONED_AFTER, Idempotency, RETENTION } from "../src/Idempotency/Idempotency.js"
+import { Members } from "../src/Organizations/Members.js"
 import { SqlLive } from "../src/Sql.js"
-import { createEvent, createPerson, expectError, expectStatus, uniqueEmail } from "./support/Fixtures.js"
+import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { startServer } from "./support/Process.js"
-import { configFrom, send, temporaryDirectory, testEnvironment, TestServer, testServer } from "./support/TestServer.js"
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  configFrom,
+  send,
+  temporaryDirectory,
+  testEnvironment,
+  TestServer,
+  testServer
+} from "./support/TestServer.js"
 
 const key = (label: string) => ({ "idempotency-key": `${label}-${process.pid}-${Math.random()}` })
 
@@ -44,6 +54,42 @@ layer(testServer(), { excludeTestServices: true })("Idempotency-Key", (it) => {
         yield* server.request("POST", "/person", { token: stranger.token, body: { firstName: "A", lastName: "B", email }, headers }),
         201
       )
+    }))
+
+  it.effect("keeps keys per organization: one sign-in acting in two organizations makes two requests of one key", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      // the bootstrap admin is a member of a second organization too
+      const slug = "idem-second-org"
+      const second = yield* server.organization(slug)
+      yield* (yield* Members).addDirectly({ id: second.id, slug, name: slug }, {
+        email: ADMIN_EMAIL,
+        password: Option.none(),
+        firstName: null,
+        lastName: null,
+        role: "Admin"
+      }).pipe(Effect.orDie)
+      const session = yield* login(server, ADMIN_EMAIL, ADMIN_PASSWORD)
+      const headers = key("per-org")
+      const body = { firstName: "Two", lastName: "Organizations", email: uniqueEmail("per-org") }
+      const inOrg = (organizationSlug: string) =>
+        server.request("POST", "/person", { token: null, body, headers: { ...session.headers, ...headers, organizationSlug } })
+
+      const inAcme = expectStatus(yield* inOrg("acme"), 201)
+      // the same access token, key, method, path and body, for the other organization: acted on there
+      const inSecond = expectStatus(yield* inOrg(slug), 201)
+      expect(inSecond.headers.get("idempotent-replayed")).toBeNull()
+      expect(inSecond.body.personId).not.toBe(inAcme.body.personId)
+      const search = `/person/search?email=${encodeURIComponent(body.email)}`
+      expect((yield* server.request("GET", search, { token: second.token })).body.persons.map((p: { personId: string }) => p.personId))
+        .toEqual([inSecond.body.personId])
+      expect((yield* server.request("GET", search)).body.persons.map((p: { personId: string }) => p.personId)).toEqual([inAcme.body.personId])
+      // each organization replays its own first answer
+      for (const [organizationSlug, first] of [["acme", inAcme], [slug, inSecond]] as const) {
+        const again = expectStatus(yield* inOrg(organizationSlug), 201)
+        expect(again.headers.get("idempotent-replayed")).toBe("true")
+        expect(again.text).toBe(first.text)
+      }
     }))
 
   it.effect("acts once for PUT and DELETE too", () =>

@@ -25,11 +25,18 @@ interface Row {
   readonly path: (ids: Ids) => string
   /** A body valid for the caller, so that only the id can be what is refused. */
   readonly body?: (own: { readonly personId: string }, ids: Ids) => unknown
+  /** Routes for a Super Admin or a signed-in user, where an API token stops at 403: checked there. */
+  readonly coveredIn?: string
 }
 
 /** Every route with an id in its path, keyed as the API declares it. */
 const ROUTES: Record<string, Row> = {
   "DELETE /api-token/:tokenId": { path: (ids) => `/api-token/${ids.tokenId}` },
+  "PATCH /member/:userId": { path: () => "", coveredIn: "test/members.test.ts" },
+  "DELETE /member/:userId": { path: () => "", coveredIn: "test/members.test.ts" },
+  "DELETE /member/invitations/:invitationId": { path: () => "", coveredIn: "test/members.test.ts" },
+  "GET /member/invitations/:token": { path: () => "", coveredIn: "test/members.test.ts" },
+  "POST /member/invitations/:token/accept": { path: () => "", coveredIn: "test/members.test.ts" },
   "GET /person/:id": { path: (ids) => `/person/${ids.personId}` },
   "PUT /person/:id": { path: (ids) => `/person/${ids.personId}`, body: (_, ids) => ({ personId: ids.personId, city: "Elsewhere" }) },
   "DELETE /person/:id": { path: (ids) => `/person/${ids.personId}` },
@@ -97,6 +104,7 @@ layer(testServer(), { excludeTestServices: true })("tenancy", (it) => {
       yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
       const before = digestOf(db)
       for (const [key, row] of Object.entries(ROUTES)) {
+        if (row.coveredIn !== undefined) continue
         const body = row.body?.(own, ids)
         const reply = yield* server.request(methodOf(key), row.path(ids), { token: stranger.token, ...(body === undefined ? {} : { body }) })
         expectError(reply, 404, "not_found")
@@ -115,7 +123,7 @@ layer(testServer(), { excludeTestServices: true })("tenancy", (it) => {
 
       // the same requests by the owner find what they name (so the 404s above came from the tenant check)
       for (const [key, row] of Object.entries(ROUTES)) {
-        if (methodOf(key) !== "GET") continue
+        if (methodOf(key) !== "GET" || row.coveredIn !== undefined) continue
         expectStatus(yield* server.request("GET", row.path(ids)), 200)
       }
       const listed = (yield* server.request("GET", "/person", { token: stranger.token })).body.persons

@@ -1,5 +1,5 @@
 /**
- * The admin CLI's commands: organizations, members and API tokens, over the same services and
+ * The admin CLI's commands: organizations, members, users and API tokens, over the same services and
  * database the server uses (it may run beside the server: SQLite's busy timeout covers both).
  */
 import * as Args from "@effect/cli/Args"
@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { roles } from "../Domain/Role.js"
+import { Members } from "../Organizations/Members.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { backup } from "./Backup.js"
 import { demo } from "./Demo.js"
@@ -37,7 +38,8 @@ const memberAdd = Command.make(
     org,
     email: Options.text("email"),
     password: Options.redacted("password").pipe(
-      Options.withDescription("At least 8 characters; ignored when the user exists already (they keep theirs)")
+      Options.withDescription("At least 8 characters; needed for a new user only (an existing user keeps theirs)"),
+      Options.optional
     ),
     role: Options.choice("role", roles),
     firstName: Options.text("first-name").pipe(Options.optional),
@@ -46,30 +48,73 @@ const memberAdd = Command.make(
   (input) =>
     Effect.gen(function*() {
       const organizations = yield* Organizations
+      const members = yield* Members
       const organization = yield* organizations.get(input.org)
-      if (Redacted.value(input.password).length < 8) {
+      if (Option.isSome(input.password) && Redacted.value(input.password.value).length < 8) {
         return yield* Effect.fail(new Error("--password must be at least 8 characters"))
       }
-      const userId = yield* organizations.addMember(organization, {
+      // the operator's own add: unlike POST /member, an existing user joins at once, without an invitation
+      const added = yield* members.addDirectly(organization, {
         email: input.email,
         password: input.password,
         firstName: Option.getOrNull(input.firstName),
         lastName: Option.getOrNull(input.lastName),
         role: input.role
-      })
-      yield* Console.log(`Added ${input.email} to ${organization.slug} as ${input.role} (user ${userId})`)
+      }).pipe(Effect.catchTag("InvalidRequest", () => Effect.fail(new Error("--password is required for a new user"))))
+      const how = added.createdUser ? "new user" : "existing user, added directly; their password is unchanged"
+      yield* Console.log(`Added ${input.email} to ${organization.slug} as ${input.role} (user ${added.userId}, ${how})`)
     })
-).pipe(Command.withDescription("Add a member to an organization, creating the user if the email is new"))
+).pipe(Command.withDescription(
+  "Add a member to an organization: a new email becomes a user with --password; an existing user is added directly"
+))
 
 const memberList = Command.make("list", { org }, (input) =>
   Effect.gen(function*() {
     const organizations = yield* Organizations
     const organization = yield* organizations.get(input.org)
-    const members = yield* organizations.members(organization.id)
+    const members = yield* (yield* Members).active(organization.id)
     for (const m of members) {
       yield* Console.log([m.userId, m.role.padEnd(11), m.email, [m.firstName, m.lastName].filter(Boolean).join(" ")].join("  "))
     }
   })).pipe(Command.withDescription("List an organization's members"))
+
+const memberRole = Command.make(
+  "role",
+  { org, userId: Args.text({ name: "userId" }), role: Options.choice("role", roles) },
+  (input) =>
+    Effect.gen(function*() {
+      const organization = yield* (yield* Organizations).get(input.org)
+      yield* (yield* Members).changeRole(organization.id, input.userId, input.role)
+      yield* Console.log(`${input.userId} is now ${input.role} in ${organization.slug}`)
+    })
+).pipe(Command.withDescription("Change a member's role (the last Super Admin keeps theirs)"))
+
+const memberRemove = Command.make("remove", { org, userId: Args.text({ name: "userId" }) }, (input) =>
+  Effect.gen(function*() {
+    const organization = yield* (yield* Organizations).get(input.org)
+    yield* (yield* Members).remove(organization.id, input.userId)
+    yield* Console.log(`Removed ${input.userId} from ${organization.slug}`)
+  })).pipe(Command.withDescription("Remove a member; their access ends at once (not the last Super Admin)"))
+
+const userSetPassword = Command.make(
+  "set-password",
+  {
+    email: Options.text("email").pipe(Options.withDescription("The user's email (any case)")),
+    password: Options.redacted("password").pipe(Options.withDescription("The new password: at least 8 characters"))
+  },
+  (input) =>
+    Effect.gen(function*() {
+      if (Redacted.value(input.password).length < 8) {
+        return yield* Effect.fail(new Error("--password must be at least 8 characters"))
+      }
+      const done = yield* (yield* Members).setPassword(input.email, input.password)
+      yield* Console.log(
+        `Password of ${done.email} (user ${done.userId}) replaced; ${done.accessTokensEnded} access token(s) ended`
+      )
+    })
+).pipe(Command.withDescription(
+  "Set a user's password (the operator's recovery of an account) and end every sign-in of theirs"
+))
 
 const tokenCreate = Command.make(
   "create",
@@ -106,7 +151,8 @@ export const commands = Command.make("convene").pipe(
   Command.withDescription("Convene admin commands"),
   Command.withSubcommands([
     Command.make("org").pipe(Command.withSubcommands([orgCreate])),
-    Command.make("member").pipe(Command.withSubcommands([memberAdd, memberList])),
+    Command.make("member").pipe(Command.withSubcommands([memberAdd, memberList, memberRole, memberRemove])),
+    Command.make("user").pipe(Command.withSubcommands([userSetPassword])),
     Command.make("token").pipe(Command.withSubcommands([tokenCreate, tokenList, tokenRevoke])),
     webhook,
     backup,

@@ -15,6 +15,7 @@ import { Ids } from "../Domain/Ids.js"
 import { Events } from "../Events/Events.js"
 import type { RsvpStatus } from "../Guests/Domain.js"
 import { GuestLists } from "../Guests/GuestLists.js"
+import { Members } from "../Organizations/Members.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { Payments } from "../Payments/Payments.js"
 import { CustomFields } from "../Persons/CustomFields.js"
@@ -70,7 +71,13 @@ export const demo = Command.make(
       const organization = yield* organizations.create({ slug: org, name: "Riverside Community Arts (demo)" })
       const password = Redacted.make(yield* ids.secret(12))
       const adminEmail = `admin@${org}.example`
-      yield* organizations.addMember(organization, { email: adminEmail, password, firstName: "Demo", lastName: "Admin", role: "Super Admin" })
+      yield* (yield* Members).addDirectly(organization, {
+        email: adminEmail,
+        password: Option.some(password),
+        firstName: "Demo",
+        lastName: "Admin",
+        role: "Super Admin"
+      })
       const { token, tokenId } = yield* organizations.createApiToken(organization.id, "demo")
       const caller: Caller = {
         organizationId: organization.id,

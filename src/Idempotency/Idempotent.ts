@@ -1,7 +1,7 @@
 /**
  * The `Idempotent` middleware of write endpoints. It runs after the access middleware (it is
  * declared before it on each endpoint: HttpApi runs endpoint middleware last-declared first), so
- * keys are kept per authenticated caller and a refused request reserves nothing.
+ * keys are kept per authenticated caller and organization, and a refused request reserves nothing.
  */
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApp from "@effect/platform/HttpApp"
@@ -12,7 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
-import { CurrentCaller } from "../Domain/Caller.js"
+import { CurrentCaller, CurrentSession } from "../Domain/Caller.js"
 import { Conflict, IdempotencyKeyReused, InvalidRequest } from "../Http/Errors.js"
 import { Idempotency, type StoredResponse } from "./Idempotency.js"
 
@@ -44,6 +44,20 @@ const bodyOf = (response: HttpServerResponse.HttpServerResponse): StoredResponse
   body: response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array()
 })
 
+/**
+ * Whose keys a request's key is among: the caller in the organization it acts in (one login access
+ * token acts in every organization of its user, chosen by the `organizationSlug` header, so the
+ * same key and request sent for another organization is another request), or a signed-in user
+ * acting in no organization (accepting an invitation link).
+ */
+const scopeOfRequest = Effect.gen(function*() {
+  const caller = yield* Effect.serviceOption(CurrentCaller)
+  if (Option.isSome(caller)) return `${caller.value.callerKey} org:${caller.value.organizationId}`
+  const session = yield* Effect.serviceOption(CurrentSession)
+  if (Option.isSome(session)) return session.value.callerKey
+  return yield* Effect.dieMessage("Idempotent must run after the access middleware")
+})
+
 export const IdempotentLive = Layer.effect(
   Idempotent,
   Effect.map(Idempotency, (store) =>
@@ -52,12 +66,10 @@ export const IdempotentLive = Layer.effect(
       const key = request.headers["idempotency-key"]
       if (key === undefined) return
       if (!KEY.test(key)) return yield* InvalidRequest.at("Idempotency-Key", "must be 1 to 255 printable ASCII characters")
-      const caller = yield* Effect.serviceOption(CurrentCaller)
-      if (Option.isNone(caller)) return yield* Effect.dieMessage("Idempotent must run after the access middleware")
-      const callerKey = caller.value.callerKey
+      const scope = yield* scopeOfRequest
       const body = yield* Effect.orElseSucceed(request.text, () => "")
       const fingerprint = createHash("sha256").update(`${request.method} ${request.url}\n`).update(body).digest()
-      const claim = yield* store.claim(callerKey, key, fingerprint)
+      const claim = yield* store.claim(scope, key, fingerprint)
       switch (claim._tag) {
         case "Mismatch":
           return yield* new IdempotencyKeyReused({
@@ -69,10 +81,10 @@ export const IdempotentLive = Layer.effect(
           return yield* Effect.die(new IdempotentReplay(claim.response))
         case "Fresh":
           yield* HttpApp.appendPreResponseHandler((_, response) =>
-            Effect.as(store.complete(callerKey, key, bodyOf(response)), response)
+            Effect.as(store.complete(scope, key, bodyOf(response)), response)
           )
           // a request that ends without an answer to keep (its client left) frees the key at once
-          yield* Effect.addFinalizer(() => store.release(callerKey, key))
+          yield* Effect.addFinalizer(() => store.release(scope, key))
       }
     }))
 )

@@ -1,20 +1,28 @@
-/** Members and API tokens of the caller's organization (CONTRACT §2, extensions). */
+/** Members, invitations and API tokens of the caller's organization (CONTRACT §2, §11, extensions). */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { AdminAccess, SuperAdminAccess } from "../Auth/Access.js"
+import { AdminAccess, SessionAccess, SuperAdminAccess } from "../Auth/Access.js"
 import { optional, RequiredText, UserEmail } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
 import { Idempotent } from "../Idempotency/Idempotent.js"
-import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
+import { Conflict, Forbidden, NotFound, PayloadTooLarge } from "../Http/Errors.js"
 
 export const MemberJson = Schema.Struct({
   userId: Schema.String,
   email: Schema.String,
   firstName: Schema.NullOr(Schema.String),
   lastName: Schema.NullOr(Schema.String),
-  role: Role
+  role: Role,
+  status: Schema.Literal("active", "invited").annotations({
+    description: "`invited`: an existing user who has not accepted yet, and is not a member until they do."
+  }),
+  invitationId: optional(Schema.String).annotations({
+    description: "Invited entries: the invitation to revoke (an id for the organization, not a way to accept it)."
+  }),
+  expiresAt: optional(Schema.String).annotations({ description: "Invited entries: when the link stops working." })
 }).annotations({ identifier: "Member" })
 
 export const ApiTokenJson = Schema.Struct({
@@ -30,28 +38,135 @@ export const NewMemberJson = Schema.Struct({
   password: Schema.Redacted(Schema.String.pipe(
     Schema.minLength(8, { message: () => "must be at least 8 characters" }),
     Schema.maxLength(1024)
-  )),
+  )).annotations({ description: "The new user's password; ignored, and never stored, when the email has a user already." }),
   firstName: optional(Schema.NullOr(RequiredText(200))),
   lastName: optional(Schema.NullOr(RequiredText(200))),
   role: Role
 }).annotations({ identifier: "NewMember" })
 
+export const MemberAddedJson = Schema.Struct({ userId: Schema.String }).annotations({ identifier: "MemberAdded" })
+
+export const MemberInvitedJson = Schema.Struct({
+  status: Schema.Literal("invited"),
+  inviteUrl: Schema.String.annotations({
+    description: "A one-time link for the user to open signed in to their own account (7 days)."
+  }),
+  expiresAt: Schema.String
+}).annotations(HttpApiSchema.annotations({ identifier: "MemberInvited", status: 202 }))
+
+export const InvitationJson = Schema.Struct({
+  organizationSlug: Schema.String,
+  organizationName: Schema.String,
+  role: Role,
+  email: Schema.String.annotations({ description: "The invited account's email: the signed-in user's own." }),
+  expiresAt: Schema.String
+}).annotations({ identifier: "Invitation" })
+
+export const AcceptedInvitationJson = Schema.Struct({ organizationSlug: Schema.String, role: Role })
+  .annotations({ identifier: "AcceptedInvitation" })
+
+const Success = Schema.Struct({ success: Schema.Literal(true) })
+const UserPath = Schema.Struct({ userId: Schema.String })
+
+/**
+ * An invitation link is read and accepted with a user's own sign-in (a Bearer access token, no
+ * `organizationSlug`): an API token gets 403. The document shows that scheme alone.
+ */
+const bearerOnly = { security: [{ bearer: [] }] }
+
+const TokenPath = Schema.Struct({
+  token: Schema.String.annotations({ description: "The last segment of the `inviteUrl` (`cvi_...`)." })
+})
+
+const linkOnly = "The link is the only way to an invitation: none is listed for the account, nor accepted by id. " +
+  "Only the access token of the user it was issued to reads it; another user, or an expired, revoked, used or " +
+  "unknown link, gets 404 (the same answer, whichever it was); an API token gets 403."
+
 export class OrganizationsApi extends HttpApiGroup.make("organization")
   .add(
     HttpApiEndpoint.post("addMember", "/member")
       .setPayload(NewMemberJson)
-      .addSuccess(Schema.Struct({ userId: Schema.String }))
+      .addSuccess(MemberAddedJson)
+      .addSuccess(MemberInvitedJson)
       .addError(Conflict.Wire)
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(SuperAdminAccess)
-      .annotate(OpenApi.Summary, "Add a member (creating the user if the email is new)")
+      .annotate(OpenApi.Summary, "Add a member: a new email becomes a user (200); an existing user is invited (202)")
+      .annotate(
+        OpenApi.Description,
+        "A user is created with the given password only when the email is new to the whole instance. " +
+          "For an email that has a user already, nothing is granted at once: the answer is 202 with a " +
+          "one-time `inviteUrl` (7 days) that the user opens signed in to their own account; the password " +
+          "is ignored. Hand the link to the person yourself: it is the only way to the invitation (the " +
+          "account alone finds nothing). Inviting again answers a new link and voids the old one. 409 when " +
+          "already a member."
+      )
   )
   .add(
     HttpApiEndpoint.get("members", "/member")
       .addSuccess(Schema.Struct({ members: Schema.Array(MemberJson) }))
       .middleware(AdminAccess)
-      .annotate(OpenApi.Summary, "The organization's members")
+      .annotate(OpenApi.Summary, "The organization's members, then its pending invitations")
+  )
+  .add(
+    HttpApiEndpoint.patch("changeMemberRole", "/member/:userId")
+      .setPath(UserPath)
+      .setPayload(Schema.Struct({ role: Role }))
+      .addSuccess(MemberJson)
+      .addError(NotFound.Wire)
+      .addError(Conflict.Wire)
+      .addError(PayloadTooLarge.Wire)
+      .middleware(Idempotent)
+      .middleware(SuperAdminAccess)
+      .annotate(OpenApi.Summary, "Change a member's role; 409 for the last Super Admin's demotion (extension)")
+  )
+  .add(
+    HttpApiEndpoint.del("removeMember", "/member/:userId")
+      .setPath(UserPath)
+      .addSuccess(Success)
+      .addError(NotFound.Wire)
+      .addError(Conflict.Wire)
+      .middleware(Idempotent)
+      .middleware(SuperAdminAccess)
+      .annotate(OpenApi.Summary, "Remove a member, whose access ends at once; 409 for the last Super Admin (extension)")
+  )
+  .add(
+    HttpApiEndpoint.del("revokeInvitation", "/member/invitations/:invitationId")
+      .setPath(Schema.Struct({ invitationId: Schema.String }))
+      .addSuccess(Success)
+      .addError(NotFound.Wire)
+      .middleware(Idempotent)
+      .middleware(SuperAdminAccess)
+      .annotate(OpenApi.Summary, "Revoke a pending invitation (extension)")
+  )
+  .add(
+    HttpApiEndpoint.get("invitation", "/member/invitations/:token")
+      .setPath(TokenPath)
+      .addSuccess(InvitationJson)
+      .addError(Forbidden.Wire)
+      .addError(NotFound.Wire)
+      .middleware(SessionAccess)
+      .annotate(OpenApi.Summary, "What an invitation link offers, signed in as the invited user (extension)")
+      .annotate(OpenApi.Description, linkOnly)
+      .annotate(OpenApi.Override, bearerOnly)
+  )
+  .add(
+    HttpApiEndpoint.post("acceptInvitation", "/member/invitations/:token/accept")
+      .setPath(TokenPath)
+      .addSuccess(AcceptedInvitationJson)
+      .addError(Forbidden.Wire)
+      .addError(NotFound.Wire)
+      .addError(Conflict.Wire)
+      .middleware(Idempotent)
+      .middleware(SessionAccess)
+      .annotate(OpenApi.Summary, "Accept an invitation link, signed in as the invited user (extension)")
+      .annotate(
+        OpenApi.Description,
+        `${linkOnly} A link works once; 409 when the account became a member of the organization meanwhile ` +
+          "(the admin CLI added it)."
+      )
+      .annotate(OpenApi.Override, bearerOnly)
   )
   .add(
     HttpApiEndpoint.post("createToken", "/api-token")

@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { AppConfig, type Bootstrap } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
+import { Members } from "./Members.js"
 import { Organizations } from "./Organizations.js"
 
 export interface FirstStartCredentials {
@@ -33,9 +34,17 @@ const applyConfigured = (bootstrap: Bootstrap) =>
     })))
     if (Option.isSome(bootstrap.admin)) {
       const { email, password } = bootstrap.admin.value
-      const members = yield* organizations.members(organization.id)
-      if (!members.some((m) => m.email.toLowerCase() === email.toLowerCase())) {
-        yield* organizations.addMember(organization, { email, password, firstName: null, lastName: null, role: "Super Admin" })
+      const members = yield* Members
+      const current = yield* members.active(organization.id)
+      if (!current.some((m) => m.email.toLowerCase() === email.toLowerCase())) {
+        // operator configuration: an existing user is added directly and keeps their password
+        yield* members.addDirectly(organization, {
+          email,
+          password: Option.some(password),
+          firstName: null,
+          lastName: null,
+          role: "Super Admin"
+        })
       }
     }
     if (Option.isSome(bootstrap.apiToken) && !(yield* organizations.apiTokenExists(bootstrap.apiToken.value))) {
@@ -51,9 +60,9 @@ const firstStart = Effect.gen(function*() {
   if (Number(rows[0]!["n"]) > 0) return Option.none<FirstStartCredentials>()
   const organization = yield* organizations.create({ slug: "default", name: "Default" })
   const adminPassword = Redacted.make(yield* ids.secret(18))
-  yield* organizations.addMember(organization, {
+  yield* (yield* Members).addDirectly(organization, {
     email: "admin@localhost",
-    password: adminPassword,
+    password: Option.some(adminPassword),
     firstName: "Admin",
     lastName: null,
     role: "Super Admin"

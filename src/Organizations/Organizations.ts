@@ -1,36 +1,18 @@
 /**
- * Organizations, their members and their API tokens: used by the API (`/member`, `/api-token`),
- * the admin CLI and the start-up bootstrap.
+ * Organizations and their API tokens: used by the API (`/api-token`), the admin CLI and the
+ * start-up bootstrap. Members are `Members`' (and `Invitations`').
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Ids } from "../Domain/Ids.js"
-import type { Role } from "../Domain/Role.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, NotFound } from "../Http/Errors.js"
-import { API_TOKEN_PREFIX, hashPassword, hashToken } from "../Auth/Secrets.js"
+import { API_TOKEN_PREFIX, hashToken } from "../Auth/Secrets.js"
 import { onUniqueViolation } from "../SqlErrors.js"
-import { OrganizationsRepo, type OrganizationRow } from "./OrganizationsRepo.js"
+import { OrganizationsRepo } from "./OrganizationsRepo.js"
 
 export const emailKey = (email: string): string => email.trim().toLowerCase()
-
-export interface NewMember {
-  readonly email: string
-  readonly password: Redacted.Redacted
-  readonly firstName: string | null
-  readonly lastName: string | null
-  readonly role: Role
-}
-
-export interface Member {
-  readonly userId: string
-  readonly email: string
-  readonly firstName: string | null
-  readonly lastName: string | null
-  readonly role: Role
-}
 
 export interface ApiTokenInfo {
   readonly tokenId: string
@@ -42,7 +24,6 @@ export interface ApiTokenInfo {
 
 export class Organizations extends Effect.Service<Organizations>()("Convene/Organizations", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const repo = yield* OrganizationsRepo
     const ids = yield* Ids
 
@@ -62,51 +43,6 @@ export class Organizations extends Effect.Service<Organizations>()("Convene/Orga
         onUniqueViolation(() => new Conflict({ message: `Organization slug ${input.slug} is taken` }))
       )
     })
-
-    /** Creates the user when the email is new; an existing user keeps their password. */
-    const addMember = Effect.fn("Organizations.addMember")(function*(organization: OrganizationRow, input: NewMember) {
-      const key = emailKey(input.email)
-      const createdAt = yield* nowIso
-      // Hash outside the transaction: scrypt takes tens of milliseconds and must not hold the database.
-      const known = yield* repo.userByEmail(key).pipe(Effect.orDie)
-      const passwordHash = Option.isNone(known) ? yield* hashPassword(input.password) : undefined
-      const publicId = yield* ids.uuid
-      return yield* Effect.gen(function*() {
-        const user = yield* repo.userByEmail(key)
-        if (Option.isSome(user)) {
-          yield* repo.insertMembership({ organizationId: organization.id, userId: user.value.id, role: input.role, createdAt })
-          return user.value.public_id
-        }
-        const userId = yield* repo.insertUser({
-          publicId,
-          email: input.email.trim(),
-          emailKey: key,
-          firstName: input.firstName,
-          lastName: input.lastName,
-          passwordHash: passwordHash ?? (yield* hashPassword(input.password)),
-          createdAt
-        })
-        yield* repo.insertMembership({ organizationId: organization.id, userId, role: input.role, createdAt })
-        return publicId
-      }).pipe(
-        sql.withTransaction,
-        onUniqueViolation(() => new Conflict({ message: `${input.email} is already a member of ${organization.slug}` }))
-      )
-    })
-
-    const members = (organizationId: number) =>
-      repo.members(organizationId).pipe(
-        Effect.orDie,
-        Effect.map((rows) =>
-          rows.map((row): Member => ({
-            userId: row.public_id,
-            email: row.email,
-            firstName: row.first_name,
-            lastName: row.last_name,
-            role: row.role
-          }))
-        )
-      )
 
     /** Stores the hash of `plain`; the plain token is never stored. */
     const registerApiToken = (organizationId: number, name: string, plain: Redacted.Redacted) =>
@@ -156,8 +92,6 @@ export class Organizations extends Effect.Service<Organizations>()("Convene/Orga
       find,
       get,
       create,
-      addMember,
-      members,
       registerApiToken,
       createApiToken,
       apiTokenExists,

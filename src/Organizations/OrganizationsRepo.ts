@@ -1,4 +1,4 @@
-/** Organizations, users, memberships and API tokens in SQLite. */
+/** Organizations, users, memberships and API tokens in SQLite (and the end of a user's access tokens). */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
@@ -26,7 +26,7 @@ export const MemberRow = Schema.Struct({
   role: Role
 })
 
-export const MembershipRow = Schema.Struct({ organization_id: Schema.Number, slug: Schema.String, role: Role })
+export const MembershipRow = Schema.Struct({ organization_id: Schema.Number, slug: Schema.String, name: Schema.String, role: Role })
 export type MembershipRow = typeof MembershipRow.Type
 
 export const ApiTokenRow = Schema.Struct({
@@ -77,11 +77,21 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Conv
           VALUES (${row.publicId}, ${row.email}, ${row.emailKey}, ${row.firstName}, ${row.lastName}, ${row.passwordHash}, ${row.createdAt})
           RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!["id"])))
 
+    const setPasswordHash = (row: { userId: number; passwordHash: string }) =>
+      sql`UPDATE users SET password_hash = ${row.passwordHash} WHERE id = ${row.userId}`
+
+    /**
+     * Ends every login access token of a user, when their password is replaced. (The table is
+     * written by `Auth` at login; this is the one other write, and it only removes.)
+     */
+    const endAccessTokens = (userId: number) =>
+      sql`DELETE FROM access_tokens WHERE user_id = ${userId} RETURNING id`.pipe(Effect.map((rows) => rows.length))
+
     const membershipsOfUser = SqlSchema.findAll({
       Request: Schema.Number,
       Result: MembershipRow,
       execute: (userId) =>
-        sql`SELECT m.organization_id, o.slug, m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id
+        sql`SELECT m.organization_id, o.slug, o.name, m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id
             WHERE m.user_id = ${userId} ORDER BY o.slug`
     })
 
@@ -89,7 +99,7 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Conv
       Request: Schema.Struct({ userId: Schema.Number, organizationSlug: Schema.String }),
       Result: MembershipRow,
       execute: ({ organizationSlug, userId }) =>
-        sql`SELECT m.organization_id, o.slug, m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id
+        sql`SELECT m.organization_id, o.slug, o.name, m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id
             WHERE m.user_id = ${userId} AND o.slug = ${organizationSlug}`
     })
 
@@ -138,6 +148,8 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Conv
       userByEmail,
       userById,
       insertUser,
+      setPasswordHash,
+      endAccessTokens,
       membershipsOfUser,
       membership,
       insertMembership,
