@@ -7,7 +7,8 @@
  *   a bounded set), which costs less per query than a general-purpose cache;
  * - the connection settings are applied once, before any statement runs.
  * It is offered as both `SqlClient` and `SqliteClient` (the Migrator and backups use the latter),
- * with `DirectSql`, a shorter path for the reads of every request (see there).
+ * with `DirectSql`, a shorter path for the reads of every request (see there), whose `snapshot`
+ * runs a streamed answer's reads on read-only connections of their own (see there).
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -20,6 +21,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 /**
  * Statements on the hot path. A `sql` statement normally runs through the client's machinery (a
  * permit of the connection's semaphore, a span, the statement cache) at a cost of tens of Effect
@@ -35,13 +37,41 @@ export interface DirectSqlShape {
   readonly first: <A>(statement: Statement.Statement<unknown>) => Effect.Effect<A | undefined, SqlError.SqlError>
   /** A write; resolves to the id of an inserted row. */
   readonly run: (statement: Statement.Statement<unknown>) => Effect.Effect<number, SqlError.SqlError>
-  /** Statements executed on this connection so far, by any path (for tests that bound queries). */
+  /**
+   * Runs the reads of a stream (its `rows` and `first`) on one consistent, read-only snapshot of
+   * the database, taken at its first read and held until the stream ends, fails or is interrupted:
+   * an answer read in many batches then never mixes states, and writers go on meanwhile (neither
+   * side waits for the other). Writes inside it fail. Other engines give the same with a read-only
+   * repeatable-read transaction on a connection of their own.
+   */
+  readonly snapshot: <A, E, R>(stream: Stream.Stream<A, E, R>) => Stream.Stream<A, E | SqlError.SqlError, R>
+  /** Statements executed so far, by any path, snapshots included (for tests that bound queries). */
   readonly executed: () => number
 }
 
 export class DirectSql extends Context.Tag("Convene/DirectSql")<DirectSql, DirectSqlShape>() {}
 
 const STATEMENT_CACHE = 1_000
+
+/**
+ * Snapshots open at once; more wait for one to end (their answers start late, none fails). Each
+ * costs a connection with its own page cache (`SNAPSHOT_CACHE_KIB`) and its answer's batch in
+ * flight, 6-8 MB of RSS in all with guest lists: four keep the server under its 200 MB while
+ * answering other requests, and more would not go faster on two cores.
+ */
+const MAX_SNAPSHOTS = 4
+const SNAPSHOT_CACHE_KIB = 2_048
+
+/** A read-only connection serving one snapshot at a time, with its own prepared statements. */
+interface Reader {
+  readonly db: Database.Database
+  readonly prepare: (sql: string) => Database.Statement
+}
+
+/** The snapshot the current fiber reads from, if any (provided by `DirectSql.snapshot`). */
+class CurrentSnapshot extends Context.Tag("Convene/Sqlite/CurrentSnapshot")<CurrentSnapshot, Reader>() {}
+
+const inMemory = (filename: string) => filename === "" || filename === ":memory:" || filename.startsWith("file::memory:")
 
 export interface Options {
   readonly filename: string
@@ -100,6 +130,83 @@ export const make = (options: Options) =>
         },
         catch: failed
       })
+
+    // Snapshots: a pool of read-only connections, opened on first use and kept for the next. In WAL
+    // mode a reader sees the database as of its transaction's first read while the connection
+    // above goes on committing. The trade-off: a checkpoint cannot move past the oldest snapshot
+    // still open, so while a long answer is read (a slow client), the write-ahead log grows by what
+    // is written meanwhile, and is folded back by the first checkpoint after it ends.
+    const readerPermits = yield* Effect.makeSemaphore(MAX_SNAPSHOTS)
+    const idleReaders: Array<Reader> = []
+    let closing = false
+    const openReader = (): Reader => {
+      const reader = new Database(options.filename, { readonly: true, fileMustExist: true })
+      try {
+        reader.pragma("busy_timeout = 5000")
+        reader.pragma(`cache_size = -${SNAPSHOT_CACHE_KIB}`)
+      } catch (error) {
+        reader.close()
+        throw error
+      }
+      const cache = new Map<string, Database.Statement>()
+      return {
+        db: reader,
+        prepare: (sql) => {
+          executed++
+          let statement = cache.get(sql)
+          if (statement === undefined) {
+            statement = reader.prepare(sql)
+            cache.set(sql, statement)
+          }
+          return statement
+        }
+      }
+    }
+    const acquireReader = Effect.acquireRelease(
+      Effect.try({
+        try: () => {
+          const reader = idleReaders.pop() ?? openReader()
+          try {
+            // deferred: the snapshot is taken by the first read
+            reader.db.exec("BEGIN")
+          } catch (error) {
+            reader.db.close()
+            throw error
+          }
+          return reader
+        },
+        catch: (cause) => new SqlError.SqlError({ cause, message: "Failed to open a read snapshot" })
+      }),
+      (reader) =>
+        Effect.sync(() => {
+          try {
+            if (reader.db.inTransaction) reader.db.exec("ROLLBACK")
+            if (closing) reader.db.close()
+            else idleReaders.push(reader)
+          } catch {
+            reader.db.close()
+          }
+        })
+    )
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        closing = true
+        for (const reader of idleReaders.splice(0)) reader.db.close()
+      })
+    )
+    const snapshot = <A, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A, E | SqlError.SqlError, R> =>
+      inMemory(options.filename)
+        // a private in-memory database has no second connection: reads stay on the one above
+        ? stream
+        : Stream.unwrapScoped(
+          Effect.zipRight(
+            // waiting for a permit stays interruptible (the client may leave meanwhile)
+            Effect.uninterruptibleMask((restore) =>
+              Effect.zipRight(restore(readerPermits.take(1)), Effect.addFinalizer(() => readerPermits.release(1)))
+            ),
+            Effect.map(acquireReader, (reader) => Stream.provideService(stream, CurrentSnapshot, reader))
+          )
+        )
 
     const connection: SqlConnection.Connection = {
       execute: (sql, params, transformRows) =>
@@ -168,6 +275,8 @@ export const make = (options: Options) =>
     const direct = <A>(statement: Statement.Statement<unknown>, execute: (prepared: Database.Statement, params: ReadonlyArray<unknown>) => A) =>
       Effect.withFiberRuntime<A, SqlError.SqlError>((fiber) => {
         const [text, params] = statement.compile()
+        const reader = Context.getOption(fiber.currentContext, CurrentSnapshot)
+        if (reader._tag === "Some") return Effect.try({ try: () => execute(reader.value.prepare(text), params), catch: failed })
         const run = Effect.try({ try: () => execute(prepare(text), params), catch: failed })
         // the check and the statement run in this one synchronous step: no other fiber can begin
         // a transaction in between
@@ -202,6 +311,7 @@ export const make = (options: Options) =>
       rows: read,
       first: <A>(statement: Statement.Statement<unknown>) => Effect.map(read<A>(statement), (rows) => rows[0]),
       run: (statement) => direct(statement, (prepared, params) => Number(prepared.run(...params).lastInsertRowid)),
+      snapshot,
       executed: () => executed
     }
     return { sqlite, directSql }

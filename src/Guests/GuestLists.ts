@@ -6,6 +6,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import { DirectSql } from "../Db/Sqlite.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
@@ -24,9 +26,16 @@ import { type GuestRow, GuestsRepo } from "./GuestsRepo.js"
 import { renderGuests, seesPayments } from "./GuestView.js"
 import { searchFilter, type SearchParams } from "./Search.js"
 
+/**
+ * Guests per batch of a whole list: a list of a thousand takes a handful of statements, and one
+ * batch's rows, guest objects and JSON (about 1 MB) stay far below the heap whatever the list's size.
+ */
+const LIST_BATCH = 1_000
+
 export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const direct = yield* DirectSql
     const repo = yield* GuestsRepo
     const persons = yield* PersonsRepo
     const payments = yield* PaymentsRepo
@@ -39,11 +48,14 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     const oneBatch = <A, E, R>(batch: Effect.Effect<A, E, R>) =>
       batch.pipe(sql.withTransaction, onUniqueViolation(() => InvalidRequest.at("guests", "conflicts with a concurrent change; retry")))
 
-    /** Renders rows of one event for the caller; payments are loaded only when they will be shown. */
+    /**
+     * Renders rows of one event for the caller; payments are loaded only when they will be shown,
+     * and only those of these rows' guests.
+     */
     const render = (caller: Caller, event: EventRow, rows: ReadonlyArray<GuestRow>) =>
       Effect.gen(function*() {
         const wantsPayments = event.ticketing_enabled === 1 && seesPayments(caller.role) && rows.length > 0
-        const paid = wantsPayments ? guestPayments(yield* payments.ofEvent(event.id)) : undefined
+        const paid = wantsPayments ? guestPayments(yield* payments.ofPersons(event.id, rows.map((r) => r.person_id))) : undefined
         return renderGuests(rows, { event, role: caller.role, rsvpLink: origin.rsvpLink, payments: paid })
       })
 
@@ -55,10 +67,16 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         return { rows: sorted, guests: yield* render(caller, event, sorted) }
       })
 
+    /**
+     * Every guest of the list (removed ones excluded), in batches read from one snapshot, for an
+     * answer written as it is read. The event is found first: an unknown or foreign one fails
+     * here, before anything is sent. Each batch comes with its own guests' payments.
+     */
     const list = Effect.fn("GuestLists.list")(function*(caller: Caller, eventId: string) {
       const event = yield* events.find(caller, eventId)
-      const rows = yield* repo.ofEvent(event.id).pipe(Effect.orDie)
-      return { guests: yield* render(caller, event, rows).pipe(Effect.orDie) }
+      return direct.snapshot(
+        repo.ofEvent(event.id, LIST_BATCH).pipe(Stream.mapEffect((rows) => render(caller, event, rows)))
+      )
     })
 
     const search = Effect.fn("GuestLists.search")(function*(caller: Caller, eventId: string, params: SearchParams) {

@@ -1,8 +1,10 @@
 /** Guest lists in SQLite, read in set-based queries: one query gives guests with their histories. */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { DirectSql } from "../Db/Sqlite.js"
 import { likeContains } from "../Persons/PersonsRepo.js"
 
@@ -70,9 +72,23 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       LEFT JOIN sms_consents c ON c.organization_id = p.organization_id AND c.number = ph.number
       LEFT JOIN invites i ON i.event_guest_id = g.id`)
 
-    /** Every guest on the list (removed ones excluded), in the order they were first added. */
-    const ofEvent = (eventId: number) =>
-      direct.rows<GuestRow>(sql`${select} WHERE g.event_id = ${eventId} AND g.removed_at IS NULL ORDER BY g.id`)
+    /** Up to `size` guests on the list (removed ones excluded) after guest `after`, in link order. */
+    const pageOfEvent = (eventId: number, after: number, size: number) =>
+      direct.rows<GuestRow>(
+        sql`${select} WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND g.id > ${after} ORDER BY g.id LIMIT ${size}`
+      )
+
+    /**
+     * Every guest on the list (removed ones excluded), in the order they were first added, as
+     * batches of up to `size`: keyset pages on the `(event_id, id)` index, each read when the
+     * previous one has been consumed, so a list of any length holds one batch in memory. Run it
+     * in `DirectSql.snapshot` for one consistent list.
+     */
+    const ofEvent = (eventId: number, size: number): Stream.Stream<ReadonlyArray<GuestRow>, SqlError> =>
+      Stream.paginateEffect(0, (after: number) =>
+        Effect.map(pageOfEvent(eventId, after, size), (rows) =>
+          [rows, rows.length < size ? Option.none() : Option.some(rows[rows.length - 1]!.gid)] as const)
+      ).pipe(Stream.filter((rows) => rows.length > 0))
 
     /** Given guest links (removed ones included), in link order. */
     const byIds = (guestIds: ReadonlyArray<number>) =>

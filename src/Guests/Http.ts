@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
 import { CurrentCaller } from "../Domain/Caller.js"
 import { jsonAs } from "../Http/Json.js"
+import { jsonArrayAs } from "../Http/JsonStream.js"
 import { Guests, GuestSearchResult } from "./Api.js"
 import { GuestLists } from "./GuestLists.js"
 
@@ -11,8 +12,10 @@ export const GuestsHttp = HttpApiBuilder.group(Api, "guests", (handlers) =>
     const guestLists = yield* GuestLists
     // Guest lists run to thousands of guests: they are sent without a pass of the schema encoder.
     return handlers
+      // a list of any length is written as it is read, batch by batch (Http/JsonStream.ts)
       .handle("list", ({ path }) =>
-        Effect.flatMap(CurrentCaller, (caller) => Effect.map(guestLists.list(caller, path.id), (r) => jsonAs(Guests, r)))
+        Effect.flatMap(CurrentCaller, (caller) =>
+          Effect.flatMap(guestLists.list(caller, path.id), (batches) => jsonArrayAs(Guests, "guests", batches)))
       )
       .handle("search", ({ path, urlParams }) =>
         Effect.flatMap(CurrentCaller, (caller) =>

@@ -1,7 +1,8 @@
 /**
- * The payment fields of guests (CONTRACT §7), computed from an event's purchases, items and
- * refunds. A purchase can cover several guests: its total and refunds describe the whole
- * purchase and are never summed across guests; each guest sees only their own items.
+ * The payment fields of guests (CONTRACT §7), computed from the purchases, items and refunds of
+ * those guests' purchases on an event (`PaymentsRepo.ofPersons`). A purchase can cover several
+ * guests: its total and refunds describe the whole purchase and are never summed across guests;
+ * each guest sees only their own items.
  */
 import type { Payment, PaymentStatus } from "../Guests/Domain.js"
 import type { EventPayments, ItemRow } from "./PaymentsRepo.js"
@@ -21,7 +22,7 @@ const sum = (values: Iterable<number>) => {
   return total
 }
 
-/** Payment fields per person id, for every person holding an item on the event. */
+/** Payment fields per person id, for every person holding an item in the given purchases. */
 export const guestPayments = (data: EventPayments): Map<number, GuestPaymentFields> => {
   const itemsByPurchase = new Map<number, Array<ItemRow>>()
   for (const item of data.items) {

@@ -35,6 +35,7 @@ export const RefundRow = Schema.Struct({
 })
 export type RefundRow = typeof RefundRow.Type
 
+/** Purchases of one event with all their items and refunds. */
 export interface EventPayments {
   readonly purchases: ReadonlyArray<PurchaseRow>
   readonly items: ReadonlyArray<ItemRow>
@@ -46,29 +47,41 @@ export class PaymentsRepo extends Effect.Service<PaymentsRepo>()("Convene/Paymen
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
 
-    const purchases = (eventId: number) =>
-      direct.rows<PurchaseRow>(
-        sql`SELECT id, public_id, invoice_number, updated_at, disputed_at FROM purchases WHERE event_id = ${eventId} ORDER BY id`
-      )
-    const items = (eventId: number) =>
-      direct.rows<ItemRow>(
-        sql`SELECT it.id, it.public_id, it.purchase_id, it.person_id, it.type, it.subtotal, it.tax, it.service_fee, it.total,
-              it.promo_code
-            FROM purchase_items it JOIN purchases pu ON pu.id = it.purchase_id
-            WHERE pu.event_id = ${eventId} ORDER BY it.purchase_id, it.id`
-      )
-    const refunds = (eventId: number) =>
-      direct.rows<RefundRow>(
-        sql`SELECT r.purchase_id, r.item_id, r.amount FROM refunds r JOIN purchases pu ON pu.id = r.purchase_id
-            WHERE pu.event_id = ${eventId} ORDER BY r.id`
-      )
+    // The purchases of the event holding an item of one of the persons: all of each such purchase's
+    // items and refunds are needed, since a purchase's total and refunds cover every guest in it.
+    // CROSS JOIN fixes the order: from the persons through their items (by index), since the
+    // planner would otherwise walk every purchase of the event (25,000 cost 30 times as much).
+    const purchasesOf = (eventId: number, personIds: string) =>
+      sql`SELECT it.purchase_id FROM json_each(${personIds}) j
+          CROSS JOIN purchase_items it ON it.person_id = j.value
+          JOIN purchases pu ON pu.id = it.purchase_id WHERE pu.event_id = ${eventId}`
 
-    /** Everything needed to compute the payment fields of an event's guests: three queries. */
-    const ofEvent = (eventId: number) =>
-      Effect.map(
-        Effect.all([purchases(eventId), items(eventId), refunds(eventId)]),
+    /**
+     * Everything needed to compute the payment fields of the given persons (by row id) on an
+     * event, in three queries: the data of their purchases only, so a list read in batches loads
+     * each batch's payments with it, never the whole event's at once.
+     */
+    const ofPersons = (eventId: number, personIds: ReadonlyArray<number>) => {
+      if (personIds.length === 0) return Effect.succeed<EventPayments>({ purchases: [], items: [], refunds: [] })
+      const ids = JSON.stringify(personIds)
+      return Effect.map(
+        Effect.all([
+          direct.rows<PurchaseRow>(
+            sql`SELECT id, public_id, invoice_number, updated_at, disputed_at FROM purchases
+                WHERE id IN (${purchasesOf(eventId, ids)}) ORDER BY id`
+          ),
+          direct.rows<ItemRow>(
+            sql`SELECT id, public_id, purchase_id, person_id, type, subtotal, tax, service_fee, total, promo_code
+                FROM purchase_items WHERE purchase_id IN (${purchasesOf(eventId, ids)}) ORDER BY purchase_id, id`
+          ),
+          direct.rows<RefundRow>(
+            sql`SELECT purchase_id, item_id, amount FROM refunds
+                WHERE purchase_id IN (${purchasesOf(eventId, ids)}) ORDER BY id`
+          )
+        ]),
         ([purchases, items, refunds]): EventPayments => ({ purchases, items, refunds })
       )
+    }
 
     const purchase = SqlSchema.findOne({
       Request: Schema.Struct({ eventId: Schema.Number, publicId: Schema.String }),
@@ -113,6 +126,6 @@ export class PaymentsRepo extends Effect.Service<PaymentsRepo>()("Convene/Paymen
     const dispute = (purchaseId: number, at: string) =>
       sql`UPDATE purchases SET disputed_at = coalesce(disputed_at, ${at}), updated_at = ${at} WHERE id = ${purchaseId}`
 
-    return { ofEvent, purchase, insertPurchase, insertItem, itemsOfPurchase, refundsOfPurchase, insertRefund, dispute } as const
+    return { ofPersons, purchase, insertPurchase, insertItem, itemsOfPurchase, refundsOfPurchase, insertRefund, dispute } as const
   })
 }) {}
