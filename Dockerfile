@@ -21,6 +21,7 @@ COPY tsconfig.base.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
 COPY bin ./bin
+COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev
 
 # --- runtime: production dependencies and the compiled service, as a non-root user ---------------

@@ -18,13 +18,16 @@ export const AnnounceLive = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
   const firstStart = yield* FirstStart
   const url = baseUrlOf(server.address)
+  const dashboard = Option.match(config.publicBaseUrl, { onNone: () => `${url}/app`, onSome: (base) => `${base}/app` })
   yield* Console.log(`Convene is listening on ${url} (database ${config.databasePath}); API docs at ${url}/docs`)
+  yield* Console.log(`Dashboard: ${dashboard}`)
   if (Option.isSome(firstStart)) {
     const { adminEmail, adminPassword, apiToken, organizationSlug } = firstStart.value
     yield* Console.log([
       "",
       `First start: created organization "${organizationSlug}" with a Super Admin and an API token.`,
       "These are shown only now; keep them somewhere safe.",
+      `  dashboard:      ${dashboard}  (sign in with the email and password below)`,
       `  admin email:    ${adminEmail}`,
       `  admin password: ${Redacted.value(adminPassword)}`,
       `  API token:      ${Redacted.value(apiToken)}`,

@@ -32,6 +32,7 @@ import { LoggingLive } from "./Logging.js"
 import { Persons } from "./Persons/Persons.js"
 import { PublicOrigin } from "./PublicOrigin.js"
 import { RsvpRoutesLive } from "./Rsvp/Routes.js"
+import { DashboardLive, WebLive } from "./Web/Dashboard.js"
 import { Rsvp } from "./Rsvp/Rsvp.js"
 import { GracefulShutdownLive, NodeServerLive } from "./Shutdown.js"
 import { SqlLive } from "./Sql.js"
@@ -80,7 +81,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
   Layer.provide(DocsLive),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-  Layer.provide(RsvpRoutesLive.pipe(Layer.provide(Gate.Default))),
+  Layer.provide(RsvpRoutesLive.pipe(Layer.provide(Gate.Default), Layer.provide(WebLive))),
+  Layer.provide(DashboardLive),
   Layer.provide(ErrorMappingLive),
   Layer.provide(ApiLive),
   Layer.provide(ServicesLive),

@@ -93,11 +93,18 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
         })
       }).pipe(Effect.orDie)
 
+    /** Every organization of a user, with their role in it, by slug. */
+    const memberships = (userId: number) => organizations.membershipsOfUser(userId).pipe(Effect.orDie)
+
     /** A user's role in one organization, by slug. */
     const membership = (userId: number, organizationSlug: string) =>
       organizations.membership({ userId, organizationSlug }).pipe(Effect.orDie)
 
-    const login = Effect.fn("Auth.login")(function*(email: string, password: Redacted.Redacted) {
+    /**
+     * Checks an email and password under the lockout of CONTRACT §2: `POST /login` and the
+     * dashboard's sign-in share it, so neither is a way around the other's count.
+     */
+    const verify = Effect.fn("Auth.verify")(function*(email: string, password: Redacted.Redacted) {
       const key = emailKey(email)
       yield* throttle.check(key)
       const user = yield* organizations.userByEmail(key).pipe(Effect.orDie)
@@ -110,17 +117,22 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
         return yield* new Unauthorized({ message: "Invalid email or password" })
       }
       yield* throttle.recordSuccess(key)
+      return user.value
+    })
+
+    const login = Effect.fn("Auth.login")(function*(email: string, password: Redacted.Redacted) {
+      const user = yield* verify(email, password)
       const token = ACCESS_TOKEN_PREFIX + (yield* ids.secret(32))
       const now = yield* DateTime.now
       yield* repo.deleteExpiredAccessTokens(DateTime.formatIso(now))
       yield* repo.insertAccessToken({
         publicId: yield* ids.uuid,
-        userId: user.value.id,
+        userId: user.id,
         tokenHash: hashToken(token),
         createdAt: DateTime.formatIso(now),
         expiresAt: DateTime.formatIso(DateTime.addDuration(now, accessTokenTtl))
       })
-      const memberships = yield* organizations.membershipsOfUser(user.value.id)
+      const memberships = yield* organizations.membershipsOfUser(user.id)
       return {
         accessToken: token,
         organizationSlugs: memberships.map((m) => m.slug),
@@ -152,7 +164,7 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
       }
     }, Effect.orDie)
 
-    return { identify, membership, login, me } as const
+    return { identify, membership, memberships, verify, login, me } as const
   }),
   dependencies: [AuthRepo.Default, OrganizationsRepo.Default, LoginThrottle.Default, Ids.Default]
 }) {}

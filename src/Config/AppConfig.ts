@@ -31,6 +31,8 @@ export interface AppConfigShape {
   readonly publicBaseUrl: Option.Option<string>
   readonly bootstrap: Option.Option<Bootstrap>
   readonly accessTokenTtl: Duration.Duration
+  /** A dashboard session ends after this long without a request (`SESSION_IDLE_TIMEOUT`). */
+  readonly sessionIdleTimeout: Duration.Duration
   readonly rateLimit: {
     readonly burst: number
     readonly perSecond: number
@@ -140,6 +142,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   publicBaseUrl,
   bootstrap,
   accessTokenTtl: Env.duration("ACCESS_TOKEN_TTL", "24 hours"),
+  sessionIdleTimeout: Env.duration("SESSION_IDLE_TIMEOUT", "12 hours"),
   rateLimit: Config.all({
     burst: Env.integer("RATE_LIMIT_BURST", 20, 1, 1_000_000),
     perSecond: Env.positiveNumber("RATE_LIMIT_PER_SECOND", 1.5),

@@ -17,31 +17,12 @@ import { Ids } from "../Domain/Ids.js"
 import { currentClient } from "../Http/RequestMeta.js"
 import { fromOwnPages } from "../Http/SameOrigin.js"
 import { PublicOrigin } from "../PublicOrigin.js"
-import { DIETARY_OPTIONS, invitationPage, messagePage } from "./Page.js"
+import { pageHeaders, Web } from "../Web/Web.js"
+import { DIETARY_OPTIONS, GuestMessagePage, InvitationPage } from "./Page.js"
 import { type Answer, Rsvp } from "./Rsvp.js"
 
 const CSRF_COOKIE = "convene_rsvp_csrf"
 
-const securityHeaders = {
-  "content-type": "text/html; charset=utf-8",
-  "content-security-policy":
-    "default-src 'none'; img-src https: http: data:; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-  // the page's URL holds the invite token: never send it to image hosts or linked sites
-  // (same-origin, not no-referrer: that would blank the Origin header the form check relies on)
-  "referrer-policy": "same-origin",
-  "x-content-type-options": "nosniff",
-  "cache-control": "no-store"
-}
-
-const html = (body: string, status = 200) => HttpServerResponse.html(body).pipe(
-  HttpServerResponse.setStatus(status),
-  HttpServerResponse.setHeaders(securityHeaders)
-)
-
-const notFound = html(
-  messagePage("This invitation link does not work", "The link may be mistyped, or the invitation may have been withdrawn. Please ask the host for a new link."),
-  404
-)
 
 const form = (params: UrlParams.UrlParams) => (key: string) => Option.getOrElse(UrlParams.getFirst(params, key), () => "")
 
@@ -74,6 +55,18 @@ export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
     const gate = yield* Gate
     const ids = yield* Ids
     const publicOrigin = yield* PublicOrigin
+    const web = yield* Web
+    // the dashboard's headers (CSP without inline anything, no framing, no-store); the page's URL
+    // holds the invite token, and Referrer-Policy same-origin keeps it from image hosts and links
+    const html = (page: Parameters<typeof web.render>[0], status = 200) => web.render(page, status)
+    const notFound = html(
+      GuestMessagePage({
+        site: web.site,
+        title: "This invitation link does not work",
+        message: "The link may be mistyped, or the invitation may have been withdrawn. Please ask the host for a new link."
+      }),
+      404
+    )
     const config = yield* AppConfig
     /** The page's own address, with PUBLIC_BASE_URL's path prefix, for the form and the redirect. */
     const pagePath = (slug: string, token: string) =>
@@ -89,7 +82,7 @@ export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
         const csrf = existing !== undefined && /^[A-Za-z0-9_-]{32}$/.test(existing) ? existing : yield* ids.secret(24)
         const action = pagePath(slug, token)
         const client = yield* currentClient(config, request)
-        return yield* html(invitationPage(invitation.value, { ...state, csrf, action }), status).pipe(
+        return yield* html(InvitationPage({ site: web.site, invitation: invitation.value, state: { ...state, csrf, action } }), status).pipe(
           HttpServerResponse.setCookie(CSRF_COOKIE, csrf, {
             httpOnly: true,
             sameSite: "strict",
@@ -108,7 +101,7 @@ export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
         Effect.matchEffect({
           onFailure: (error) =>
             Effect.succeed(
-              html(messagePage("Too many requests", `Please wait ${error.retryAfter} seconds and try again.`), 429).pipe(
+              html(GuestMessagePage({ site: web.site, title: "Too many requests", message: `Please wait ${error.retryAfter} seconds and try again.` }), 429).pipe(
                 HttpServerResponse.setHeader("retry-after", String(error.retryAfter))
               )
             ),
@@ -154,7 +147,7 @@ export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
         if (Option.isNone(saved)) return notFound
         return HttpServerResponse.redirect(
           `${pagePath(slug, token)}&saved=1`,
-          { status: 303, headers: securityHeaders }
+          { status: 303, headers: pageHeaders }
         )
       }))
     )

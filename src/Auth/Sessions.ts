@@ -1,0 +1,117 @@
+/**
+ * Dashboard sessions (CONTRACT §11): a random id of 256 bits in the `convene_session` cookie,
+ * stored as a hash; idle expiry `SESSION_IDLE_TIMEOUT`, absolute expiry 7 days; ended at sign-out,
+ * and with every other session of the user when their password changes. Each session has its own
+ * CSRF token, which every form of the dashboard carries.
+ */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { hashToken } from "./Secrets.js"
+import { AppConfig } from "../Config/AppConfig.js"
+import { Ids } from "../Domain/Ids.js"
+import { SessionsRepo } from "./SessionsRepo.js"
+
+export const SESSION_LIFETIME = Duration.days(7)
+/** `last_seen_at` is written at most once a minute per session, not on every request. */
+const TOUCH_INTERVAL_MILLIS = 60_000
+
+export interface Flash {
+  readonly kind: "success" | "error"
+  readonly message: string
+}
+
+export interface WebSession {
+  readonly id: number
+  readonly publicId: string
+  readonly userId: number
+  readonly userPublicId: string
+  readonly email: string
+  readonly firstName: string | null
+  readonly lastName: string | null
+  /** The organization the user works in now (the switcher's choice), if still theirs. */
+  readonly organizationId: number | null
+  readonly csrf: string
+  /** The message left by the last action, shown once. */
+  readonly flash: Flash | null
+}
+
+const parseFlash = (text: string | null): Flash | null => {
+  if (text === null) return null
+  try {
+    const value = JSON.parse(text) as Flash
+    return (value.kind === "success" || value.kind === "error") && typeof value.message === "string" ? value : null
+  } catch {
+    return null
+  }
+}
+
+export class Sessions extends Effect.Service<Sessions>()("Convene/Sessions", {
+  effect: Effect.gen(function*() {
+    const repo = yield* SessionsRepo
+    const ids = yield* Ids
+    const { sessionIdleTimeout } = yield* AppConfig
+    const idleMillis = Duration.toMillis(sessionIdleTimeout)
+
+    /** A new session (always a new id: a cookie set before sign-in is never promoted). */
+    const start = Effect.fn("Sessions.start")(function*(userId: number, organizationId: number | null) {
+      const now = yield* Clock.currentTimeMillis
+      const at = new Date(now).toISOString()
+      yield* repo.deleteEnded(at, new Date(now - idleMillis).toISOString())
+      const token = yield* ids.secret(32)
+      yield* repo.insert({
+        publicId: yield* ids.uuid,
+        tokenHash: hashToken(token),
+        userId,
+        organizationId,
+        csrf: yield* ids.secret(32),
+        at,
+        expiresAt: new Date(now + Duration.toMillis(SESSION_LIFETIME)).toISOString()
+      })
+      return token
+    }, Effect.orDie)
+
+    /** The live session behind a cookie value, if any; its last use is recorded. */
+    const resume = Effect.fn("Sessions.resume")(function*(token: string) {
+      const now = yield* Clock.currentTimeMillis
+      const row = yield* repo.byTokenHash({ tokenHash: hashToken(token), now: new Date(now).toISOString() })
+      if (Option.isNone(row)) return Option.none<WebSession>()
+      const session = row.value
+      const lastSeen = Date.parse(session.last_seen_at)
+      if (lastSeen + idleMillis <= now) return Option.none<WebSession>()
+      if (lastSeen + TOUCH_INTERVAL_MILLIS < now) yield* repo.touch(session.id, new Date(now).toISOString())
+      return Option.some<WebSession>({
+        id: session.id,
+        publicId: session.public_id,
+        userId: session.user_id,
+        userPublicId: session.user_public_id,
+        email: session.email,
+        firstName: session.first_name,
+        lastName: session.last_name,
+        organizationId: session.organization_id,
+        csrf: session.csrf,
+        flash: parseFlash(session.flash)
+      })
+    }, Effect.orDie)
+
+    const end = (session: Pick<WebSession, "id">) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => repo.revoke(session.id, new Date(now).toISOString())).pipe(Effect.orDie)
+
+    /** Ends every session of the user but `except` (a password change keeps the one that made it). */
+    const endAllOfUser = (userId: number, except: Pick<WebSession, "id"> | null) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        repo.revokeAllOfUser(userId, except?.id ?? null, new Date(now).toISOString())).pipe(Effect.orDie)
+
+    const switchOrganization = (session: Pick<WebSession, "id">, organizationId: number) =>
+      repo.setOrganization(session.id, organizationId).pipe(Effect.asVoid, Effect.orDie)
+
+    const flash = (session: Pick<WebSession, "id">, message: Flash) =>
+      repo.setFlash(session.id, JSON.stringify(message)).pipe(Effect.asVoid, Effect.orDie)
+
+    const clearFlash = (session: Pick<WebSession, "id">) => repo.setFlash(session.id, null).pipe(Effect.asVoid, Effect.orDie)
+
+    return { start, resume, end, endAllOfUser, switchOrganization, flash, clearFlash } as const
+  }),
+  dependencies: [SessionsRepo.Default, Ids.Default]
+}) {}

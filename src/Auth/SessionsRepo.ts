@@ -1,0 +1,73 @@
+/** Dashboard sessions in the database: found by the hash of the cookie's value. */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+export const SessionRow = Schema.Struct({
+  id: Schema.Number,
+  public_id: Schema.String,
+  user_id: Schema.Number,
+  user_public_id: Schema.String,
+  email: Schema.String,
+  first_name: Schema.NullOr(Schema.String),
+  last_name: Schema.NullOr(Schema.String),
+  organization_id: Schema.NullOr(Schema.Number),
+  csrf: Schema.String,
+  created_at: Schema.String,
+  last_seen_at: Schema.String,
+  expires_at: Schema.String,
+  flash: Schema.NullOr(Schema.String)
+})
+export type SessionRow = typeof SessionRow.Type
+
+export class SessionsRepo extends Effect.Service<SessionsRepo>()("Convene/SessionsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const insert = (row: {
+      publicId: string
+      tokenHash: Uint8Array
+      userId: number
+      organizationId: number | null
+      csrf: string
+      at: string
+      expiresAt: string
+    }) =>
+      sql`INSERT INTO sessions (public_id, token_hash, user_id, organization_id, csrf, created_at, last_seen_at, expires_at)
+          VALUES (${row.publicId}, ${row.tokenHash}, ${row.userId}, ${row.organizationId}, ${row.csrf}, ${row.at}, ${row.at},
+                  ${row.expiresAt})`
+
+    /** A session that is neither revoked nor past its absolute expiry (idle expiry is the caller's). */
+    const byTokenHash = SqlSchema.findOne({
+      Request: Schema.Struct({ tokenHash: Schema.Uint8ArrayFromSelf, now: Schema.String }),
+      Result: SessionRow,
+      execute: ({ now, tokenHash }) =>
+        sql`SELECT s.id, s.public_id, s.user_id, u.public_id AS user_public_id, u.email, u.first_name, u.last_name,
+              s.organization_id, s.csrf, s.created_at, s.last_seen_at, s.expires_at, s.flash
+            FROM sessions s JOIN users u ON u.id = s.user_id
+            WHERE s.token_hash = ${tokenHash} AND s.revoked_at IS NULL AND s.expires_at > ${now}`
+    })
+
+    const touch = (id: number, at: string) => sql`UPDATE sessions SET last_seen_at = ${at} WHERE id = ${id}`
+
+    const setOrganization = (id: number, organizationId: number) =>
+      sql`UPDATE sessions SET organization_id = ${organizationId} WHERE id = ${id}`
+
+    const setFlash = (id: number, flash: string | null) => sql`UPDATE sessions SET flash = ${flash} WHERE id = ${id}`
+
+    const revoke = (id: number, at: string) =>
+      sql`UPDATE sessions SET revoked_at = coalesce(revoked_at, ${at}) WHERE id = ${id}`
+
+    /** Ends every session of a user (a password change), except the one given, if any. */
+    const revokeAllOfUser = (userId: number, exceptId: number | null, at: string) =>
+      sql`UPDATE sessions SET revoked_at = ${at}
+          WHERE user_id = ${userId} AND revoked_at IS NULL AND (${exceptId} IS NULL OR id != ${exceptId})`
+
+    /** Sessions that can never be used again are deleted now and then. */
+    const deleteEnded = (now: string, idleBefore: string) =>
+      sql`DELETE FROM sessions WHERE expires_at <= ${now} OR revoked_at IS NOT NULL OR last_seen_at <= ${idleBefore}`
+
+    return { insert, byTokenHash, touch, setOrganization, setFlash, revoke, revokeAllOfUser, deleteEnded } as const
+  })
+}) {}

@@ -1,0 +1,164 @@
+/**
+ * The dashboard's doors: `/` and `/app` lead in, sign-in and sign-out, the organization switcher,
+ * and the static assets. Sign-in shares the lockout of `POST /login` (CONTRACT §2, §11) and always
+ * starts a new session (a cookie set before sign-in is never promoted: no session fixation).
+ */
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { timingSafeEqual } from "node:crypto"
+import { Auth } from "../Auth/Auth.js"
+import { Sessions } from "../Auth/Sessions.js"
+import { Ids } from "../Domain/Ids.js"
+import { NotFound } from "../Http/Errors.js"
+import { fromOwnPages } from "../Http/SameOrigin.js"
+import { PublicOrigin } from "../PublicOrigin.js"
+import { Assets } from "./Assets.js"
+import { SignInPage } from "./Pages/SignIn.js"
+import { Web } from "./Web.js"
+
+/** The double-submit token of the sign-in form, which has no session yet to bind a token to. */
+const SIGN_IN_COOKIE = "convene_signin"
+
+/** Only a path of the dashboard itself is a place to go after signing in (no open redirect). */
+const safeNext = (next: string | undefined) =>
+  next !== undefined && /^\/app(?:[/?#]|$)/.test(next) && !next.startsWith("//") ? next : "/app"
+
+const same = (a: string, b: string) => {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+export const CoreRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const web = yield* Web
+    const auth = yield* Auth
+    const sessions = yield* Sessions
+    const assets = yield* Assets
+    const ids = yield* Ids
+    const publicOrigin = yield* PublicOrigin
+    const { site } = web
+
+    const signInCookie = { httpOnly: true, sameSite: "lax" as const, secure: publicOrigin.secure, path: publicOrigin.href("/app/login") }
+
+    const signInPage = (input: { next: string; email?: string; error?: string; notice?: string }, status = 200) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const existing = request.cookies[SIGN_IN_COOKIE]
+        const csrf = existing !== undefined && /^[A-Za-z0-9_-]{32}$/.test(existing) ? existing : yield* ids.secret(24)
+        return yield* web.render(SignInPage({ site, csrf, ...input }), status).pipe(
+          HttpServerResponse.setCookie(SIGN_IN_COOKIE, csrf, { ...signInCookie, maxAge: "2 hours" }),
+          Effect.orDie
+        )
+      })
+
+    yield* router.get("/", Effect.succeed(web.redirect("/app")))
+
+    yield* router.get(
+      "/app",
+      Effect.map(web.currentSession, (session) => web.redirect(Option.isSome(session) ? "/app/events" : "/app/login"))
+    )
+
+    yield* router.get(
+      "/app/assets/:name",
+      Effect.gen(function*() {
+        const { name } = yield* HttpRouter.params
+        const asset = name === undefined ? undefined : assets.get(name)
+        if (asset === undefined) {
+          return HttpServerResponse.text("Not found", { status: 404, headers: { "x-content-type-options": "nosniff" } })
+        }
+        return HttpServerResponse.uint8Array(asset.body, {
+          contentType: asset.contentType,
+          headers: { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
+        })
+      })
+    )
+
+    yield* router.get(
+      "/app/login",
+      Effect.gen(function*() {
+        const session = yield* web.currentSession
+        const params = yield* HttpServerRequest.ParsedSearchParams
+        const next = safeNext(typeof params["next"] === "string" ? params["next"] : undefined)
+        if (Option.isSome(session)) return web.redirect(next)
+        yield* web.limit(yield* web.clientKey)
+        const notice = params["signedOut"] === "1"
+          ? "You are signed out."
+          : params["expired"] === "1"
+          ? "Your session ended. Please sign in again."
+          : params["passwordChanged"] === "1"
+          ? "Your password was changed. Please sign in with the new one."
+          : undefined
+        return yield* signInPage(notice === undefined ? { next } : { next, notice })
+      }).pipe(Effect.catchTag("RateLimited", (error) => Effect.succeed(web.tooMany(error))))
+    )
+
+    yield* router.post(
+      "/app/login",
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        // requests without credentials draw from the client address's bucket, as POST /login does
+        yield* web.limit(yield* web.clientKey)
+        const form = yield* web.readForm
+        const next = safeNext(form.get("next"))
+        const cookie = request.cookies[SIGN_IN_COOKIE]
+        if (!fromOwnPages(request.headers, publicOrigin.webOrigin) || cookie === undefined || !same(form.get("_csrf"), cookie)) {
+          return yield* signInPage({ next, error: "This form expired. Please try again." }, 403)
+        }
+        const email = form.get("email")
+        const password = form.has("password") ? form.getAll("password")[0] ?? "" : ""
+        if (email === "" || password === "") {
+          return yield* signInPage({ next, email, error: "Please enter your email and password." }, 400)
+        }
+        const user = yield* auth.verify(email, Redacted.make(password)).pipe(Effect.either)
+        if (user._tag === "Left") {
+          return user.left._tag === "RateLimited"
+            ? yield* signInPage(
+              { next, email, error: `Too many failed sign-ins for this email. Try again in ${Math.ceil(user.left.retryAfter / 60)} minutes.` },
+              429
+            ).pipe(Effect.map(HttpServerResponse.setHeader("retry-after", String(user.left.retryAfter))))
+            : yield* signInPage({ next, email, error: "The email or password is not right." }, 401)
+        }
+        const memberships = yield* auth.memberships(user.right.id)
+        const token = yield* sessions.start(user.right.id, memberships[0]?.organization_id ?? null)
+        return yield* web.redirect(next).pipe(
+          (response) => web.withSession(response, token),
+          Effect.flatMap((response) => HttpServerResponse.expireCookie(response, SIGN_IN_COOKIE, signInCookie)),
+          Effect.orDie
+        )
+      }).pipe(Effect.catchTag("RateLimited", (error) => Effect.succeed(web.tooMany(error))))
+    )
+
+    yield* router.post(
+      "/app/logout",
+      web.action("Viewer", (viewer) =>
+        Effect.gen(function*() {
+          yield* sessions.end(viewer.session)
+          return yield* web.withoutSession(web.redirect("/app/login?signedOut=1"))
+        }))
+    )
+
+    // any other page of the dashboard: signed-in members see a page that says so, others sign in
+    yield* router.get("/app/*", web.page("Viewer", () => Effect.fail(new NotFound({ message: "No such page" }))))
+
+    yield* router.post(
+      "/app/organization",
+      web.action("Viewer", (viewer, form) =>
+        Effect.gen(function*() {
+          const chosen = viewer.organizations.find((o) => o.slug === form.get("slug"))
+          if (chosen === undefined) {
+            yield* web.flash(viewer, "error", "You are not a member of that organization.")
+            return web.redirect("/app/events")
+          }
+          yield* sessions.switchOrganization(viewer.session, chosen.id)
+          yield* web.flash(viewer, "success", `You are now working in ${chosen.name}.`)
+          return web.redirect("/app/events")
+        }))
+    )
+  })
+)

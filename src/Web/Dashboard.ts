@@ -1,0 +1,15 @@
+/**
+ * The organizers' dashboard (CONTRACT §11): server-rendered pages under `/app`, in the same
+ * process, over the same services as the API.
+ */
+import * as Layer from "effect/Layer"
+import { Sessions } from "../Auth/Sessions.js"
+import { Assets } from "./Assets.js"
+import { CoreRoutesLive } from "./CoreRoutes.js"
+import { TeamRoutesLive } from "./TeamRoutes.js"
+import { Web } from "./Web.js"
+
+/** What every page (the dashboard's and the guests' RSVP page) renders and checks with. */
+export const WebLive = Web.Default.pipe(Layer.provideMerge(Layer.mergeAll(Sessions.Default, Assets.Default)))
+
+export const DashboardLive = Layer.mergeAll(CoreRoutesLive, TeamRoutesLive).pipe(Layer.provide(WebLive))

@@ -1,0 +1,153 @@
+/** Team settings: the tabs every settings page shares, and Linked Services › API Keys. */
+import type { ComponentChildren } from "preact"
+import type { ApiTokenInfo } from "../../Organizations/Organizations.js"
+import { recordTime } from "../Format.js"
+import { Badge, Card, CopyField, EmptyState, ErrorSummary, Field, Layout, type Member, PageHeader, PostForm, type Site } from "../Html.js"
+import type { FlashView } from "../Html.js"
+
+export type TeamTab = "members" | "api-keys" | "webhooks"
+
+export const TeamTabs = ({ current, member, site }: { site: Site; member: Member; current: TeamTab }) => (
+  <nav class="tabs" aria-label="Team settings">
+    <a href={site.href("/app/team/members")} aria-current={current === "members" ? "page" : undefined}>Members</a>
+    <a href={site.href("/app/team/api-keys")} aria-current={current === "api-keys" ? "page" : undefined}>Linked Services › API Keys</a>
+    {member.role === "Super Admin" || member.role === "Admin"
+      ? <a href={site.href("/app/team/webhooks")} aria-current={current === "webhooks" ? "page" : undefined}>Webhooks</a>
+      : null}
+  </nav>
+)
+
+export const TeamPage = (props: {
+  site: Site
+  member: Member
+  flash: FlashView | null
+  tab: TeamTab
+  title: string
+  lead?: ComponentChildren
+  children: ComponentChildren
+}) => (
+  <Layout site={props.site} member={props.member} title={props.title} section="team" flash={props.flash}>
+    <PageHeader title={props.title} lead={props.lead} />
+    <TeamTabs site={props.site} member={props.member} current={props.tab} />
+    {props.children}
+  </Layout>
+)
+
+const TokenTime = ({ iso }: { iso: string | null }) =>
+  iso === null ? <span class="muted">never</span> : <time datetime={iso} data-local="">{recordTime(iso)}</time>
+
+export const ApiKeysPage = (props: {
+  site: Site
+  member: Member
+  flash: FlashView | null
+  tokens: ReadonlyArray<ApiTokenInfo>
+  /** A token just created: shown this once. */
+  created?: { readonly name: string; readonly token: string } | undefined
+  name?: string
+  error?: string | undefined
+}) => {
+  const active = props.tokens.filter((t) => t.revokedAt === null)
+  const revoked = props.tokens.filter((t) => t.revokedAt !== null)
+  return (
+    <TeamPage
+      site={props.site}
+      member={props.member}
+      flash={props.flash}
+      tab="api-keys"
+      title="API Keys"
+      lead="An API key lets your own software use Convene's API for this organization, with the Admin role. Send it as the x-api-key header."
+    >
+      {props.created
+        ? (
+          <div class="secret" role="status">
+            <h2>Your new key “{props.created.name}”</h2>
+            <p><strong>Copy it now: it is shown only this once.</strong> Convene keeps only a fingerprint of it.</p>
+            <CopyField id="new-token" label="API key" value={props.created.token} />
+            <p><a href={props.site.href("/app/team/api-keys")}>I have stored it safely</a></p>
+          </div>
+        )
+        : null}
+      <Card title="Create an API key" id="create-key">
+        <ErrorSummary errors={props.error ? [{ field: "name", message: props.error }] : []} />
+        <PostForm action={props.site.href("/app/team/api-keys")} csrf={props.member.csrf}>
+          <Field name="name" label="Name" hint="What the key is for, such as “CRM sync”." required maxLength={100} value={props.name ?? ""} error={props.error} />
+          <button type="submit">Create API key</button>
+        </PostForm>
+      </Card>
+      <Card title="Keys" id="keys">
+        {active.length === 0
+          ? <EmptyState title="No API keys yet">Create one above when you connect another system to Convene.</EmptyState>
+          : (
+            <div class="table-wrap">
+              <table class="stack">
+                <caption class="visually-hidden">Active API keys</caption>
+                <thead>
+                  <tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
+                </thead>
+                <tbody>
+                  {active.map((t) => (
+                    <tr>
+                      <td class="primary">{t.name}<span class="sub mono hide-small">{t.tokenId}</span></td>
+                      <td data-label="Created"><TokenTime iso={t.createdAt} /></td>
+                      <td data-label="Last used"><TokenTime iso={t.lastUsedAt} /></td>
+                      <td class="num">
+                        <PostForm
+                          action={props.site.href(`/app/team/api-keys/${encodeURIComponent(t.tokenId)}/revoke`)}
+                          csrf={props.member.csrf}
+                          confirm={`Revoke the key “${t.name}”? Software using it stops working at once.`}
+                        >
+                          <button type="submit" class="small danger" aria-label={`Revoke ${t.name}`}>Revoke</button>
+                        </PostForm>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        {revoked.length > 0
+          ? (
+            <details>
+              <summary>{revoked.length} revoked {revoked.length === 1 ? "key" : "keys"}</summary>
+              <ul class="list">
+                {revoked.map((t) => (
+                  <li>
+                    <span>{t.name} <Badge tone="neutral">Revoked</Badge></span>
+                    <span class="muted">revoked <TokenTime iso={t.revokedAt} /></span>
+                  </li>
+                ))}
+              </ul>
+            </details>
+          )
+          : null}
+      </Card>
+    </TeamPage>
+  )
+}
+
+/** The page a destructive form leads to when scripts did not ask first. */
+export const ConfirmPage = (props: {
+  site: Site
+  member: Member
+  title: string
+  message: string
+  action: string
+  confirmLabel: string
+  cancel: string
+  fields?: ReadonlyArray<readonly [string, string]>
+}) => (
+  <Layout site={props.site} member={props.member} title={props.title}>
+    <div class="card message">
+      <h1>{props.title}</h1>
+      <p>{props.message}</p>
+      <PostForm action={props.action} csrf={props.member.csrf}>
+        {(props.fields ?? []).map(([name, value]) => <input type="hidden" name={name} value={value} />)}
+        <input type="hidden" name="confirm" value="yes" />
+        <div class="form-actions">
+          <button type="submit" class="danger">{props.confirmLabel}</button>
+          <a class="button secondary" href={props.cancel}>Cancel</a>
+        </div>
+      </PostForm>
+    </div>
+  </Layout>
+)
