@@ -19,6 +19,7 @@ import { emailKey } from "../Organizations/Organizations.js"
 import { OrganizationsRepo } from "../Organizations/OrganizationsRepo.js"
 import { AuthRepo } from "./AuthRepo.js"
 import { LoginThrottle } from "./LoginThrottle.js"
+import { Sessions } from "./Sessions.js"
 import { ACCESS_TOKEN_PREFIX, DUMMY_PASSWORD_HASH, hashToken, verifyPassword } from "./Secrets.js"
 
 export type Credential =
@@ -57,6 +58,7 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
     const repo = yield* AuthRepo
     const organizations = yield* OrganizationsRepo
     const throttle = yield* LoginThrottle
+    const sessions = yield* Sessions
     const ids = yield* Ids
     const { accessTokenTtl } = yield* AppConfig
 
@@ -164,7 +166,14 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
       }
     }, Effect.orDie)
 
-    return { identify, membership, memberships, verify, login, me } as const
+    /**
+     * A password change's end of the user's sign-ins (CONTRACT §11): every dashboard session, the
+     * one that made the change included. `Members` replaces the password and ends the login access
+     * tokens in the same transaction, which this joins.
+     */
+    const endSessions = (userId: number) => sessions.endAllOfUser(userId, null)
+
+    return { identify, membership, memberships, verify, login, me, endSessions } as const
   }),
-  dependencies: [AuthRepo.Default, OrganizationsRepo.Default, LoginThrottle.Default, Ids.Default]
+  dependencies: [AuthRepo.Default, OrganizationsRepo.Default, LoginThrottle.Default, Sessions.Default, Ids.Default]
 }) {}

@@ -59,6 +59,7 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
         { onNone: () => Effect.void, onSome: Effect.fail }
       )
 
+    /** A slug made from `name` that no event has yet (the dashboard's edit form asks for one too). */
     const freeSlug = (name: string) =>
       Effect.gen(function*() {
         const base = slugify(name)
@@ -110,6 +111,32 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
     })
 
     /**
+     * The dashboard's list: all events of the organization, upcoming (soonest first) or past (most
+     * recent first), whose name contains `name` (case-insensitive), one page and the total.
+     */
+    const browse = Effect.fn("Events.browse")(function*(caller: Caller, params: {
+      readonly when: "upcoming" | "past"
+      readonly name: string
+      readonly limit: number
+      readonly skip: number
+    }) {
+      const filter = {
+        organizationId: caller.organizationId,
+        now: new Date(yield* Clock.currentTimeMillis).toISOString(),
+        past: params.when === "past",
+        name: params.name.trim()
+      }
+      const [rows, total] = yield* Effect.all([
+        repo.browse({ ...filter, limit: params.limit, skip: params.skip }),
+        repo.countBrowse(filter)
+      ]).pipe(Effect.orDie)
+      return { events: yield* render(caller, rows), total }
+    })
+
+    /** The time zone most of the organization's events use (a new event's default), if any. */
+    const usualTimezone = (caller: Caller) => repo.usualTimezone(caller.organizationId).pipe(Effect.orDie)
+
+    /**
      * Applies a partial update and reports the API fields whose value really changed (for the
      * `Event` notification's `updatedFields`).
      */
@@ -146,7 +173,7 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
       )
     })
 
-    return { find, create, get, list, update, render } as const
+    return { find, create, get, list, browse, usualTimezone, freeSlug, update, render } as const
   }),
   dependencies: [EventsRepo.Default, Outbox.Default, Ids.Default]
 }) {}

@@ -5,8 +5,12 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { DirectSql } from "../Db/Sqlite.js"
+import { likeContains } from "../Persons/PersonsRepo.js"
 
 const text = Schema.NullOr(Schema.String)
+
+/** A LIKE pattern for text contained in a name, as typed (`%`, `_` and `\` match themselves). */
+const likeAsTyped = (value: string) => `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 export const EventRow = Schema.Struct({
   id: Schema.Number,
@@ -81,6 +85,44 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
             ORDER BY e.primary_date_utc, e.id LIMIT ${limit} OFFSET ${skip}`
       )
 
+    /** The dashboard's browse: upcoming (from `now`) or past events of an organization, by name. */
+    interface Browse {
+      readonly organizationId: number
+      readonly now: string
+      readonly past: boolean
+      readonly name: string
+    }
+    const browseWhere = ({ name, now, organizationId, past }: Browse) =>
+      sql`WHERE e.organization_id = ${organizationId}
+          AND ${past ? sql`e.primary_date_utc < ${now}` : sql`e.primary_date_utc >= ${now}`}
+          ${
+        name === ""
+          ? sql.literal("")
+          // SQLite folds only ASCII letters: the text as typed also matches non-ASCII letters exactly
+          : sql`AND (lower(e.name) LIKE ${likeContains(name)} ESCAPE '\\' OR e.name LIKE ${likeAsTyped(name)} ESCAPE '\\')`
+      }`
+
+    /** Upcoming events soonest first, past ones most recent first. */
+    const browse = (filter: Browse & { readonly limit: number; readonly skip: number }) =>
+      direct.rows<EventRow>(
+        sql`SELECT e.* FROM events e ${browseWhere(filter)}
+            ORDER BY ${sql.literal(filter.past ? "e.primary_date_utc DESC, e.id DESC" : "e.primary_date_utc, e.id")}
+            LIMIT ${filter.limit} OFFSET ${filter.skip}`
+      )
+
+    const countBrowse = (filter: Browse) =>
+      Effect.map(direct.first<{ total: number }>(sql`SELECT count(*) AS total FROM events e ${browseWhere(filter)}`), (row) => row?.total ?? 0)
+
+    /** The time zone most of an organization's events are in, if it has any. */
+    const usualTimezone = (organizationId: number) =>
+      Effect.map(
+        direct.first<{ timezone: string }>(
+          sql`SELECT timezone FROM events WHERE organization_id = ${organizationId}
+              GROUP BY timezone ORDER BY count(*) DESC, max(id) DESC LIMIT 1`
+        ),
+        (row) => Option.fromNullable(row?.timezone)
+      )
+
     const slugTaken = (slug: string) =>
       Effect.map(direct.first(sql`SELECT 1 AS taken FROM events WHERE slug = ${slug}`), (row) => row !== undefined)
 
@@ -127,6 +169,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
           Effect.map((rows) => new Map(rows.map((r) => [String(r["public_id"]), Number(r["id"])])))
         )
 
-    return { byPublicId, byId, bySlug, list, slugTaken, insert, update, hosts, setHosts, memberIds } as const
+    return { byPublicId, byId, bySlug, list, browse, countBrowse, usualTimezone, slugTaken, insert, update, hosts, setHosts, memberIds } as const
   })
 }) {}

@@ -13,7 +13,7 @@ import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
-import { Forbidden, InvalidRequest } from "../Http/Errors.js"
+import { Forbidden, InvalidRequest, NotFound } from "../Http/Errors.js"
 import { guestPayments } from "../Payments/GuestPayments.js"
 import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
 import { PersonsRepo } from "../Persons/PersonsRepo.js"
@@ -21,8 +21,8 @@ import { PublicOrigin } from "../PublicOrigin.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { Outbox } from "../Webhooks/Outbox.js"
 import { columnChanges, type GuestListChange, statusChange } from "./Changes.js"
-import type { GuestUpdate, NewGuest } from "./Domain.js"
-import { type GuestRow, GuestsRepo } from "./GuestsRepo.js"
+import type { GuestUpdate, NewGuest, RsvpStatus } from "./Domain.js"
+import { type GuestPageQuery, type GuestRow, GuestsRepo } from "./GuestsRepo.js"
 import { renderGuests, seesPayments } from "./GuestView.js"
 import { searchFilter, type SearchParams } from "./Search.js"
 
@@ -266,7 +266,50 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       }).pipe(oneBatch)
     })
 
-    return { list, search, add, update, remove, render } as const
+    /** The guest list at a glance: guests per RSVP status, checked in, and in all. */
+    const counts = Effect.fn("GuestLists.counts")(function*(caller: Caller, eventId: string) {
+      const event = yield* events.find(caller, eventId)
+      const rows = yield* repo.counts(event.id).pipe(Effect.orDie)
+      const byStatus: Record<RsvpStatus, number> = { Invited: 0, Accepted: 0, Declined: 0, Maybe: 0, Waitlisted: 0 }
+      /** Checked-in guests by their RSVP status (who came after saying yes, who came anyway). */
+      const attendedByStatus: Record<RsvpStatus, number> = { Invited: 0, Accepted: 0, Declined: 0, Maybe: 0, Waitlisted: 0 }
+      let attended = 0
+      for (const row of rows) {
+        if (row.rsvp_status in byStatus) {
+          byStatus[row.rsvp_status as RsvpStatus] = row.n
+          attendedByStatus[row.rsvp_status as RsvpStatus] = row.attended
+        }
+        attended += row.attended
+      }
+      const total = rows.reduce((sum, row) => sum + row.n, 0)
+      return { byStatus, attended, attendedByStatus, total } as const
+    })
+
+    /**
+     * A page of the list for the dashboard: filtered by RSVP status or attendance, searched by
+     * name or email, in the list's order or by name, with how many match in all. Guests are
+     * rendered as the API renders them.
+     */
+    const page = Effect.fn("GuestLists.page")(function*(caller: Caller, eventId: string, query: GuestPageQuery) {
+      const event = yield* events.find(caller, eventId)
+      return yield* Effect.gen(function*() {
+        const found = yield* repo.page(event.id, query)
+        const { guests, rows } = yield* loadByIds(caller, event, found.ids)
+        return { event, guests, rows, total: found.total, limit: query.limit, skip: query.skip }
+      }).pipe(Effect.orDie)
+    })
+
+    /** One guest of the list, as the API renders it, with its row (history with action types); 404 when not on it. */
+    const guest = Effect.fn("GuestLists.guest")(function*(caller: Caller, eventId: string, personId: string) {
+      const event = yield* events.find(caller, eventId)
+      const links = yield* repo.activeLinks(event.id, caller.organizationId, [personId]).pipe(Effect.orDie)
+      const link = links.get(personId)
+      if (link === undefined) return yield* new NotFound({ message: `Guest ${personId} not found` })
+      const loaded = yield* loadByIds(caller, event, [link.id]).pipe(Effect.orDie)
+      return { event, guest: loaded.guests[0]!, row: loaded.rows[0]! }
+    })
+
+    return { list, search, add, update, remove, render, counts, page, guest } as const
   }),
   dependencies: [
     GuestsRepo.Default,

@@ -48,6 +48,20 @@ export const LinkRow = Schema.Struct({
 export type LinkRow = typeof LinkRow.Type
 
 
+/** What the dashboard's guest list and door page ask for: a filtered, searched page of the list. */
+export interface GuestPageQuery {
+  /** Only guests with this RSVP status. */
+  readonly rsvpStatus?: string | undefined
+  /** Only guests with this attendance; `none` = not checked in. */
+  readonly attendance?: "Attended" | "No Show" | "none" | undefined
+  /** A case-insensitive part of the name (first, last or full) or of the email. */
+  readonly term?: string | undefined
+  /** `added`: the list's own order (as the API's); `name`: by first and last name, for the door. */
+  readonly order: "added" | "name"
+  readonly limit: number
+  readonly skip: number
+}
+
 export type GuestFilter =
   | { readonly _tag: "PersonIds"; readonly personIds: ReadonlyArray<string> }
   | { readonly _tag: "Email"; readonly email: string }
@@ -119,6 +133,40 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
           sql`SELECT count(*) AS total FROM event_guests g JOIN persons p ON p.id = g.person_id WHERE ${where(eventId, filter)}`
         )
       ]).pipe(Effect.map(([rows, count]) => ({ ids: rows.map((r) => r.id), total: count?.total ?? 0 })))
+
+    const pageWhere = (eventId: number, query: GuestPageQuery) => {
+      const conditions = [sql`g.event_id = ${eventId} AND g.removed_at IS NULL`]
+      if (query.rsvpStatus !== undefined) conditions.push(sql`g.rsvp_status = ${query.rsvpStatus}`)
+      if (query.attendance === "none") conditions.push(sql`g.attendance_status IS NULL`)
+      else if (query.attendance !== undefined) conditions.push(sql`g.attendance_status = ${query.attendance}`)
+      const term = query.term?.trim() ?? ""
+      if (term !== "") {
+        const pattern = likeContains(term)
+        conditions.push(sql`(p.name_key LIKE ${pattern} ESCAPE '\\' OR p.email_key LIKE ${pattern} ESCAPE '\\')`)
+      }
+      return sql.and(conditions)
+    }
+
+    /** A page of the guest ids a dashboard query selects, and how many it selects in all. */
+    const page = (eventId: number, query: GuestPageQuery) => {
+      const order = query.order === "name"
+        ? sql`p.first_name COLLATE NOCASE, p.last_name COLLATE NOCASE, g.id`
+        : sql`g.id`
+      return Effect.all([
+        direct.rows<{ id: number }>(sql`SELECT g.id FROM event_guests g JOIN persons p ON p.id = g.person_id
+            WHERE ${pageWhere(eventId, query)} ORDER BY ${order} LIMIT ${query.limit} OFFSET ${query.skip}`),
+        direct.first<{ total: number }>(
+          sql`SELECT count(*) AS total FROM event_guests g JOIN persons p ON p.id = g.person_id WHERE ${pageWhere(eventId, query)}`
+        )
+      ]).pipe(Effect.map(([rows, count]) => ({ ids: rows.map((r) => r.id), total: count?.total ?? 0 })))
+    }
+
+    /** Guests on the list by RSVP status, and how many are checked in (attendance `Attended`). */
+    const counts = (eventId: number) =>
+      direct.rows<{ readonly rsvp_status: string; readonly n: number; readonly attended: number }>(
+        sql`SELECT rsvp_status, count(*) AS n, sum(attendance_status = 'Attended') AS attended FROM event_guests
+            WHERE event_id = ${eventId} AND removed_at IS NULL GROUP BY rsvp_status`
+      )
 
     const personByPublicId = (organizationId: number, publicId: string) =>
       Effect.map(
@@ -228,11 +276,13 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
 
     return {
       ofEvent,
+      counts,
       eventsOfPerson,
       byInvite,
       acceptedOthers,
       byIds,
       search,
+      page,
       personByPublicId,
       fillBlanks,
       link,

@@ -4,7 +4,7 @@
  * so an organization sets a password only for an email that is new to the instance; a user who
  * exists already is invited and joins by accepting with their own credentials (`Invitations`).
  * Only the operator (admin CLI, start-up bootstrap) adds an existing user directly, or sets the
- * password of an account that exists.
+ * password of an account that exists; a user changes their own by giving the current one.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
@@ -12,6 +12,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { Auth } from "../Auth/Auth.js"
 import { hashPassword } from "../Auth/Secrets.js"
 import { Ids } from "../Domain/Ids.js"
 import type { Role } from "../Domain/Role.js"
@@ -21,7 +22,7 @@ import { onUniqueViolation } from "../SqlErrors.js"
 import { Invitations } from "./Invitations.js"
 import { MembersRepo, type OrganizationMemberRow } from "./MembersRepo.js"
 import { emailKey } from "./Organizations.js"
-import { type OrganizationRow, OrganizationsRepo } from "./OrganizationsRepo.js"
+import { type OrganizationRow, OrganizationsRepo, type UserRow } from "./OrganizationsRepo.js"
 
 export interface NewMember {
   readonly email: string
@@ -79,6 +80,7 @@ export class Members extends Effect.Service<Members>()("Convene/Members", {
     const users = yield* OrganizationsRepo
     const repo = yield* MembersRepo
     const invitations = yield* Invitations
+    const auth = yield* Auth
     const ids = yield* Ids
 
     /**
@@ -210,25 +212,69 @@ export class Members extends Effect.Service<Members>()("Convene/Members", {
       yield* guarded(organizationId, userId, false, (member) => repo.remove(organizationId, member.id))
     })
 
+    const passwordRule = (password: Redacted.Redacted, path: string) => {
+      const length = Redacted.value(password).length
+      return length < 8 || length > 1024 ? Effect.fail(InvalidRequest.at(path, "must be 8 to 1024 characters")) : Effect.void
+    }
+
+    /**
+     * A user's new password: the hash is replaced, and every sign-in of theirs ends in the same
+     * transaction (login access tokens and dashboard sessions), so whoever signed in with the old
+     * one is out at once.
+     */
+    const replacePassword = (user: UserRow, password: Redacted.Redacted) =>
+      Effect.gen(function*() {
+        const passwordHash = yield* hashPassword(password)
+        return yield* Effect.gen(function*() {
+          yield* users.setPasswordHash({ userId: user.id, passwordHash })
+          const accessTokensEnded = yield* users.endAccessTokens(user.id)
+          yield* auth.endSessions(user.id)
+          return accessTokensEnded
+        }).pipe(sql.withTransaction, Effect.orDie)
+      })
+
     /**
      * The operator's recovery of an account (admin CLI), e.g. one that another organization created
-     * with a password of its choosing while the email was new: a new password, and every login
-     * access token of the user ends at once, so whoever signed in with the old one is out.
+     * with a password of its choosing while the email was new: a new password, and every sign-in
+     * of the user (access tokens, dashboard sessions) ends at once.
      */
     const setPassword = Effect.fn("Members.setPassword")(function*(email: string, password: Redacted.Redacted) {
-      const length = Redacted.value(password).length
-      if (length < 8 || length > 1024) return yield* InvalidRequest.at("password", "must be 8 to 1024 characters")
+      yield* passwordRule(password, "password")
       const user = yield* users.userByEmail(emailKey(email)).pipe(Effect.orDie)
       if (Option.isNone(user)) return yield* new NotFound({ message: `No user has the email ${email.trim()}` })
-      const passwordHash = yield* hashPassword(password)
-      const accessTokensEnded = yield* Effect.gen(function*() {
-        yield* users.setPasswordHash({ userId: user.value.id, passwordHash })
-        return yield* users.endAccessTokens(user.value.id)
-      }).pipe(sql.withTransaction, Effect.orDie)
+      const accessTokensEnded = yield* replacePassword(user.value, password)
       return { email: user.value.email, userId: user.value.public_id, accessTokensEnded }
     })
 
-    return { add, addDirectly, list, active, changeRole, remove, setPassword, revokeInvitation: invitations.revoke } as const
+    /**
+     * A signed-in user's change of their own password (the dashboard's Account page). The current
+     * password is checked under the sign-in lockout (`Auth.verify`: a wrong one counts as a failed
+     * sign-in, and a locked email is refused even with the right one); then every sign-in of the
+     * user ends, the one that made the change included.
+     */
+    const changePassword = Effect.fn("Members.changePassword")(function*(
+      userId: number,
+      current: Redacted.Redacted,
+      password: Redacted.Redacted
+    ) {
+      yield* passwordRule(password, "newPassword")
+      const user = yield* users.userById(userId).pipe(Effect.orDie)
+      if (Option.isNone(user)) return yield* new NotFound({ message: "No such user" })
+      yield* auth.verify(user.value.email, current)
+      yield* replacePassword(user.value, password)
+    })
+
+    return {
+      add,
+      addDirectly,
+      list,
+      active,
+      changeRole,
+      remove,
+      setPassword,
+      changePassword,
+      revokeInvitation: invitations.revoke
+    } as const
   }),
-  dependencies: [OrganizationsRepo.Default, MembersRepo.Default, Invitations.Default, Ids.Default]
+  dependencies: [OrganizationsRepo.Default, MembersRepo.Default, Invitations.Default, Auth.Default, Ids.Default]
 }) {}

@@ -111,7 +111,7 @@ export const CoreRoutesLive = HttpApiBuilder.Router.use((router) =>
           return yield* signInPage({ next, error: "This form expired. Please try again." }, 403)
         }
         const email = form.get("email")
-        const password = form.has("password") ? form.getAll("password")[0] ?? "" : ""
+        const password = form.raw("password")
         if (email === "" || password === "") {
           return yield* signInPage({ next, email, error: "Please enter your email and password." }, 400)
         }
@@ -134,11 +134,12 @@ export const CoreRoutesLive = HttpApiBuilder.Router.use((router) =>
       }).pipe(Effect.catchTag("RateLimited", (error) => Effect.succeed(web.tooMany(error))))
     )
 
+    // every signed-in user may sign out, also one who belongs to no organization any more
     yield* router.post(
       "/app/logout",
-      web.action("Viewer", (viewer) =>
+      web.userAction((user) =>
         Effect.gen(function*() {
-          yield* sessions.end(viewer.session)
+          yield* sessions.end(user.session)
           return yield* web.withoutSession(web.redirect("/app/login?signedOut=1"))
         }))
     )

@@ -6,10 +6,21 @@ import * as Layer from "effect/Layer"
 import { Sessions } from "../Auth/Sessions.js"
 import { Assets } from "./Assets.js"
 import { CoreRoutesLive } from "./CoreRoutes.js"
+import { AccountRoutesLive } from "./AccountRoutes.js"
+import { EventsRoutesLive } from "./EventsRoutes.js"
+import { GuestsRoutesLive } from "./GuestsRoutes.js"
+import { MembersRoutesLive } from "./MembersRoutes.js"
 import { TeamRoutesLive } from "./TeamRoutes.js"
 import { Web } from "./Web.js"
 
 /** What every page (the dashboard's and the guests' RSVP page) renders and checks with. */
 export const WebLive = Web.Default.pipe(Layer.provideMerge(Layer.mergeAll(Sessions.Default, Assets.Default)))
 
-export const DashboardLive = Layer.mergeAll(CoreRoutesLive, TeamRoutesLive).pipe(Layer.provide(WebLive))
+export const DashboardLive = Layer.mergeAll(
+  CoreRoutesLive,
+  EventsRoutesLive,
+  GuestsRoutesLive,
+  MembersRoutesLive,
+  TeamRoutesLive,
+  AccountRoutesLive
+).pipe(Layer.provide(WebLive))

@@ -75,12 +75,18 @@ export interface Viewer {
 /** Whoever is signed in, with their organization view when they belong to one. */
 export interface SignedInUser {
   readonly session: WebSession
+  /** Undefined for a user who belongs to no organization (removed from their last, or not yet joined). */
   readonly viewer: Viewer | undefined
+  /** The message left by the last action, shown once. */
+  readonly flash: FlashView | null
 }
 
 /** A submitted form's fields. */
 export interface Form {
+  /** The field trimmed (empty when absent). */
   readonly get: (name: string) => string
+  /** The field exactly as sent: passwords, where spaces count. */
+  readonly raw: (name: string) => string
   readonly getAll: (name: string) => ReadonlyArray<string>
   readonly has: (name: string) => boolean
 }
@@ -89,6 +95,7 @@ const formOf = (text: string): Form => {
   const params = new URLSearchParams(text)
   return {
     get: (name) => (params.get(name) ?? "").trim(),
+    raw: (name) => params.get(name) ?? "",
     getAll: (name) => params.getAll(name).map((v) => v.trim()),
     has: (name) => params.has(name)
   }
@@ -268,7 +275,8 @@ export class Web extends Effect.Service<Web>()("Convene/Web", {
           return yield* withoutSession(redirect(`/app/login${params.size === 0 ? "" : `?${params}`}`))
         }
         const viewer = Option.getOrUndefined(yield* viewerOf(session.value))
-        const response = yield* answerErrors(viewer)(handler({ session: session.value, viewer }))
+        if (viewer === undefined && session.value.flash !== null) yield* sessions.clearFlash(session.value)
+        const response = yield* answerErrors(viewer)(handler({ session: session.value, viewer, flash: session.value.flash }))
         return HttpServerResponse.setHeaders(response, headers)
       }).pipe(Effect.catchTag("RateLimited", (error) => Effect.succeed(tooMany(error))))
 

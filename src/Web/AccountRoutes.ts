@@ -1,0 +1,129 @@
+/**
+ * Account (CONTRACT §11): the signed-in user's name, email and organizations; changing one's own
+ * password, which checks the current one under the sign-in lockout and then ends every sign-in of
+ * the user (all their dashboard sessions, this one included, and their login access tokens);
+ * signing out.
+ *
+ * These pages are about the user, not an organization, so a user who belongs to no organization
+ * (removed from their last one, or not yet joined) uses them too: `userPages` lets such a user
+ * through where `web.page` would stop at "No organization", with the same session, rate limit,
+ * Origin and CSRF checks. The invitation page (MembersRoutes) uses it as well.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import { Sessions, type WebSession } from "../Auth/Sessions.js"
+import { Members } from "../Organizations/Members.js"
+import type { FlashView } from "./Html.js"
+import { AccountPage, type PasswordError, type UserFrame } from "./Pages/Account.js"
+import { type SignedInUser, Web } from "./Web.js"
+
+/** The signed-in user, with their membership in the organization they work in if they have one. */
+export type UserView = SignedInUser
+
+/**
+ * Pages and forms of the signed-in user, whether or not they belong to an organization (the
+ * framework's `userPage`/`userAction`), and what they render with.
+ */
+export const userPages = Effect.map(Web, (web) => ({
+  page: web.userPage,
+  action: web.userAction,
+  frame: (user: UserView, flash: FlashView | null = user.flash): UserFrame => ({
+    site: web.site,
+    member: user.viewer?.member,
+    email: user.session.email,
+    csrf: user.session.csrf,
+    flash
+  })
+}))
+
+/** The one place a sign-out may send the user back to after signing in again. */
+const INVITATION_PATH = /^\/app\/invitations\/[A-Za-z0-9_-]{1,200}$/
+
+const nameOf = (session: WebSession) => [session.firstName, session.lastName].filter((s) => s !== null && s !== "").join(" ")
+
+/** The fields of the password form, checked before the current password is (which counts toward the lockout). */
+const passwordErrors = (current: string, next: string, confirmation: string): ReadonlyArray<PasswordError> => {
+  const errors: Array<PasswordError> = []
+  if (current === "") errors.push({ field: "currentPassword", message: "Enter your current password." })
+  if (next.length < 8) errors.push({ field: "newPassword", message: "The new password must be at least 8 characters." })
+  else if (next.length > 1024) errors.push({ field: "newPassword", message: "The new password must be at most 1024 characters." })
+  else if (confirmation !== next) {
+    errors.push({ field: "confirmPassword", message: "The two new passwords differ: type the same one twice." })
+  }
+  return errors
+}
+
+export const AccountRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const web = yield* Web
+    const members = yield* Members
+    const sessions = yield* Sessions
+    const user = yield* userPages
+
+    const accountPage = (view: UserView, errors: ReadonlyArray<PasswordError> = [], status = 200) =>
+      web.render(
+        AccountPage({
+          frame: user.frame(view, errors.length > 0 ? null : view.flash),
+          name: nameOf(view.session),
+          organizations: (view.viewer?.organizations ?? []).map((o) => ({
+            slug: o.slug,
+            name: o.name,
+            role: o.role,
+            current: o.id === view.viewer?.organization.id
+          })),
+          errors
+        }),
+        status
+      )
+
+    yield* router.get("/app/account", user.page((view) => Effect.succeed(accountPage(view))))
+
+    yield* router.post(
+      "/app/account/password",
+      user.action((view, form) =>
+        Effect.gen(function*() {
+          // passwords as typed: spaces at either end are part of them
+          const current = form.raw("currentPassword")
+          const next = form.raw("newPassword")
+          const errors = passwordErrors(current, next, form.raw("confirmPassword"))
+          if (errors.length > 0) return accountPage(view, errors, 400)
+          const changed = yield* members.changePassword(view.session.userId, Redacted.make(current), Redacted.make(next)).pipe(
+            Effect.catchTag("NotFound", Effect.die),
+            Effect.either
+          )
+          if (changed._tag === "Right") return yield* web.withoutSession(web.redirect("/app/login?passwordChanged=1"))
+          const error = changed.left
+          switch (error._tag) {
+            case "Unauthorized":
+              return accountPage(view, [{ field: "currentPassword", message: "That is not your current password." }], 400)
+            case "RateLimited":
+              return accountPage(
+                view,
+                [{
+                  field: "currentPassword",
+                  message: `Too many wrong passwords for your account. Try again in ${Math.ceil(error.retryAfter / 60)} minutes.`
+                }],
+                429
+              ).pipe(HttpServerResponse.setHeader("retry-after", String(error.retryAfter)))
+            case "InvalidRequest":
+              return accountPage(view, [{ field: "newPassword", message: "The new password must be 8 to 1024 characters." }], 400)
+          }
+        }))
+    )
+
+    // sign-out for every signed-in user, one of no organization included (`/app/logout` needs a
+    // membership); from an invitation link, signing in again (with another account) leads back to it
+    yield* router.post(
+      "/app/account/sign-out",
+      user.action((view, form) =>
+        Effect.gen(function*() {
+          yield* sessions.end(view.session)
+          const next = form.get("next")
+          const back = INVITATION_PATH.test(next) ? `&next=${encodeURIComponent(next)}` : ""
+          return yield* web.withoutSession(web.redirect(`/app/login?signedOut=1${back}`))
+        }))
+    )
+  })
+)

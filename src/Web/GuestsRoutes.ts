@@ -1,0 +1,604 @@
+/**
+ * An event's guest list and door check-in (CONTRACT §11, §7), over the API's own services: reading
+ * needs Viewer, every write Team Member (as `POST/PUT/DELETE /event/:id/guestlist`). Writes go
+ * through `GuestLists.add/update/remove`, so history entries (actor `user`) and notifications are
+ * the ones the API makes; invite links are made as `guestlist/search?generateRsvpLinks=true` makes them.
+ * Every write leaves a flash message and returns to the filter, search and page it came from.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type { Caller } from "../Domain/Caller.js"
+import { Events } from "../Events/Events.js"
+import type { EventRow } from "../Events/EventsRepo.js"
+import { NewGuest, RsvpStatus } from "../Guests/Domain.js"
+import { GuestLists } from "../Guests/GuestLists.js"
+import { historyOf } from "../Guests/GuestView.js"
+import { Members } from "../Organizations/Members.js"
+import { Organizations } from "../Organizations/Organizations.js"
+import { Persons } from "../Persons/Persons.js"
+import { dateTimeIn, plural } from "./Format.js"
+import { CheckInPage, DOOR_PAGE_SIZE, doorQuery, type DoorState } from "./Pages/CheckIn.js"
+import {
+  AddGuestsPage,
+  ATTENDANCE_CHOICES,
+  type AttendanceChoice,
+  type EventSummary,
+  GUESTS_PER_PAGE,
+  GuestListPage,
+  GuestPage,
+  guestPath,
+  type HistoryLine,
+  listQuery,
+  type ListState,
+  type NewGuestErrors,
+  type NewGuestForm
+} from "./Pages/Guests.js"
+import { ConfirmPage } from "./Pages/Team.js"
+import { type Form, type Viewer, Web } from "./Web.js"
+
+/** The most guests one form may name: a guest-list batch (CONTRACT §7). */
+const MAX_BATCH = 500
+const MAX_QUERY = 200
+/** Contacts shown per search on the add page. */
+const CONTACTS_SHOWN = 20
+
+const isRsvp = Schema.is(RsvpStatus)
+const isAttendance = Schema.is(Schema.Literal(...ATTENDANCE_CHOICES))
+const decodeNewGuest = Schema.decodeUnknownEither(NewGuest, { errors: "all" })
+
+/** Reads one parameter from a query or a form. */
+type Read = (name: string) => string
+
+const skipOf = (value: string) => (/^\d{1,9}$/.test(value) ? Number(value) : 0)
+const queryOf = (value: string) => value.trim().slice(0, MAX_QUERY)
+
+const listStateOf = (read: Read): ListState => {
+  const status = read("status")
+  const attendance = read("attendance")
+  return {
+    status: isRsvp(status) ? status : undefined,
+    attendance: isAttendance(attendance) ? attendance : undefined,
+    q: queryOf(read("q")),
+    skip: skipOf(read("skip"))
+  }
+}
+
+const doorStateOf = (read: Read): DoorState => ({ q: queryOf(read("q")), skip: skipOf(read("skip")) })
+
+const fromForm = (form: Form): Read => (name) => form.get(name)
+
+const queryParams = Effect.map(HttpServerRequest.ParsedSearchParams, (params): Read => (name) => {
+  const value = params[name]
+  return typeof value === "string" ? value : Array.isArray(value) ? value[0] ?? "" : ""
+})
+
+const pathParams = Effect.map(HttpRouter.params, (params) => ({ id: params["id"] ?? "", personId: params["personId"] ?? "" }))
+
+const summaryOf = (event: EventRow): EventSummary => ({
+  id: event.public_id,
+  name: event.name,
+  when: dateTimeIn(event.primary_date, event.timezone),
+  timezone: event.timezone,
+  slug: event.slug
+})
+
+const attendanceValue = (choice: AttendanceChoice) => (choice === "none" ? null : choice)
+
+/** The names of at most a few guests, for a flash message. */
+const someNames = (names: ReadonlyArray<string>) =>
+  names.length <= 3 ? names.join(", ") : `${names.slice(0, 3).join(", ")} and ${plural(names.length - 3, "other")}`
+
+const unique = (values: ReadonlyArray<string>) => [...new Set(values.filter((v) => v !== ""))]
+
+export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const web = yield* Web
+    const guestLists = yield* GuestLists
+    const events = yield* Events
+    const persons = yield* Persons
+    const members = yield* Members
+    const organizations = yield* Organizations
+    const { site } = web
+
+    const listPath = (event: EventSummary, state: ListState) => `/app/events/${encodeURIComponent(event.id)}/guests${listQuery(state)}`
+    const doorPath = (event: EventSummary, state: DoorState, extra: Record<string, string> = {}) =>
+      `/app/events/${encodeURIComponent(event.id)}/checkin${doorQuery(state, extra)}`
+
+    /** Who made a history entry, as the member reading it may know them (names of others: Admin and above, who may read members and keys). */
+    const actorLabels = (viewer: Viewer) =>
+      Effect.gen(function*() {
+        const names = new Map<string, string>()
+        if (viewer.can("Admin")) {
+          for (const m of yield* members.active(viewer.organization.id)) {
+            const name = [m.firstName, m.lastName].filter((s) => s !== null && s !== "").join(" ")
+            names.set(`user:${m.userId}`, name === "" ? m.email : name)
+          }
+          for (const t of yield* organizations.apiTokens(viewer.organization.id)) names.set(`apiKey:${t.tokenId}`, t.name)
+        }
+        return (actorType: string, actorId: string): string => {
+          if (actorType === "user") {
+            if (actorId === viewer.caller.actor.id) return "You"
+            const name = names.get(`user:${actorId}`)
+            return name === undefined ? "A team member" : `${name} (team member)`
+          }
+          if (actorType === "apiKey") {
+            const name = names.get(`apiKey:${actorId}`)
+            return name === undefined ? "An API key" : `API key “${name}”`
+          }
+          if (actorType === "eventPerson") return "The guest, on the RSVP page"
+          return actorType
+        }
+      })
+
+    // ---- the guest list ------------------------------------------------------------------------
+
+    yield* router.get(
+      "/app/events/:id/guests",
+      web.page("Viewer", (viewer) =>
+        Effect.gen(function*() {
+          const { id } = yield* pathParams
+          const state = listStateOf(yield* queryParams)
+          const counts = yield* guestLists.counts(viewer.caller, id)
+          const query = (skip: number) => ({
+            rsvpStatus: state.status,
+            attendance: state.attendance,
+            term: state.q,
+            order: "added" as const,
+            limit: GUESTS_PER_PAGE,
+            skip
+          })
+          let page = yield* guestLists.page(viewer.caller, id, query(state.skip))
+          let shown = state
+          if (page.guests.length === 0 && page.total > 0 && state.skip > 0) {
+            // past the end (guests were removed meanwhile): the last page instead
+            const last = Math.floor((page.total - 1) / GUESTS_PER_PAGE) * GUESTS_PER_PAGE
+            page = yield* guestLists.page(viewer.caller, id, query(last))
+            shown = { ...state, skip: last }
+          }
+          return web.render(GuestListPage({
+            site,
+            member: viewer.member,
+            flash: viewer.flash,
+            event: summaryOf(page.event),
+            counts,
+            state: shown,
+            guests: page.guests,
+            total: page.total,
+            canWrite: viewer.can("Team Member")
+          }))
+        }))
+    )
+
+    /** A selection's RSVP status or attendance, or its removal (confirmed first). */
+    yield* router.post(
+      "/app/events/:id/guests/bulk",
+      web.action("Team Member", (viewer, form) =>
+        Effect.gen(function*() {
+          const { id } = yield* pathParams
+          const state = listStateOf(fromForm(form))
+          const event = summaryOf(yield* events.find(viewer.caller, id))
+          const back = listPath(event, state)
+          const personIds = unique(form.getAll("personId"))
+          const action = form.get("action")
+          const fail = (message: string) => Effect.as(web.flash(viewer, "error", message), web.redirect(back))
+          if (personIds.length === 0) return yield* fail("Select at least one guest first, then choose what to do.")
+          if (personIds.length > MAX_BATCH) return yield* fail(`Select at most ${MAX_BATCH} guests at a time.`)
+          const notOnList = `Some of the selected guests are no longer on the list (a colleague may have removed them). Nothing was changed.`
+
+          if (action === "remove") {
+            if (form.get("confirm") !== "yes") {
+              const named = personIds.length <= 50
+                ? (yield* guestLists.search(viewer.caller, id, { personIds: personIds.join(","), limit: 50 }).pipe(
+                  Effect.map((r) => r.guests.map((g) => g.name)),
+                  Effect.catchTag("InvalidRequest", "Forbidden", () => Effect.succeed<ReadonlyArray<string>>([]))
+                ))
+                : []
+              return web.render(ConfirmPage({
+                site,
+                member: viewer.member,
+                title: `Remove ${plural(personIds.length, "guest")}?`,
+                message: `${named.length > 0 ? `${someNames(named)}: ` : ""}taken off the guest list of ${event.name}. Their contacts stay; added again later, they start as Invited.`,
+                action: site.href(`/app/events/${encodeURIComponent(event.id)}/guests/bulk`),
+                confirmLabel: `Remove ${plural(personIds.length, "guest")}`,
+                cancel: site.href(back),
+                fields: [
+                  ["action", "remove"],
+                  ...personIds.map((p) => ["personId", p] as const),
+                  ...Object.entries({ status: state.status ?? "", attendance: state.attendance ?? "", q: state.q, skip: state.skip > 0 ? String(state.skip) : "" })
+                    .filter(([, v]) => v !== "")
+                ]
+              }))
+            }
+            const removed = yield* guestLists.remove(viewer.caller, id, personIds.map((personId) => ({ personId }))).pipe(Effect.either)
+            if (Either.isLeft(removed)) return yield* fail("Some of the selected guests are not known contacts. Nothing was changed.")
+            const names = removed.right.guests.map((g) => g.name)
+            yield* names.length === 0
+              ? web.flash(viewer, "error", "None of the selected guests was on the list. Nothing was changed.")
+              : web.flash(viewer, "success", `Removed ${plural(names.length, "guest")} from the list: ${someNames(names)}.`)
+            return web.redirect(back)
+          }
+
+          const [kind, value = ""] = action.split(/:(.*)/s)
+          if (kind === "rsvp" && isRsvp(value)) {
+            const changed = yield* guestLists.update(viewer.caller, id, personIds.map((personId) => ({ personId, rsvpStatus: value }))).pipe(Effect.either)
+            if (Either.isLeft(changed)) return yield* fail(notOnList)
+            const names = changed.right.guests.map((g) => g.name)
+            yield* web.flash(viewer, "success", `RSVP status set to ${value} for ${plural(names.length, "guest")}: ${someNames(names)}.`)
+            return web.redirect(back)
+          }
+          if (kind === "attendance" && isAttendance(value)) {
+            const items = personIds.map((personId) => ({ personId, attendanceStatus: attendanceValue(value) }))
+            const changed = yield* guestLists.update(viewer.caller, id, items).pipe(Effect.either)
+            if (Either.isLeft(changed)) return yield* fail(notOnList)
+            const names = changed.right.guests.map((g) => g.name)
+            const what = value === "Attended" ? "Checked in" : value === "No Show" ? "Marked as no-show" : "Attendance cleared for"
+            yield* web.flash(viewer, "success", `${what} ${plural(names.length, "guest")}: ${someNames(names)}.`)
+            return web.redirect(back)
+          }
+          return yield* fail("Choose what to do with the selected guests, then press Apply.")
+        }))
+    )
+
+    // ---- adding guests -------------------------------------------------------------------------
+
+    /** Contacts matching a name (substring) or a whole email address, and whether each is on the list. */
+    const findContacts = (caller: Caller, eventId: string, term: string) =>
+      Effect.gen(function*() {
+        const found = yield* persons.search(caller, term.includes("@") ? { email: term, limit: CONTACTS_SHOWN } : { query: term, limit: CONTACTS_SHOWN }).pipe(
+          Effect.catchTag("InvalidRequest", () => Effect.succeed({ persons: [], total: 0 }))
+        )
+        const ids = found.persons.map((p) => p.personId)
+        const listed = ids.length === 0
+          ? new Set<string>()
+          : yield* guestLists.search(caller, eventId, { personIds: ids.join(","), limit: CONTACTS_SHOWN }).pipe(
+            Effect.map((r) => new Set(r.guests.map((g) => g.personId))),
+            Effect.catchTag("InvalidRequest", "Forbidden", () => Effect.succeed(new Set<string>()))
+          )
+        return {
+          total: found.total,
+          found: found.persons.map((p) => ({
+            personId: p.personId,
+            name: `${p.firstName} ${p.lastName}`,
+            email: p.email,
+            onList: listed.has(p.personId)
+          }))
+        }
+      })
+
+    const addPage = (
+      viewer: Viewer,
+      event: EventRow,
+      contact: string,
+      extra: { newGuest?: NewGuestForm; errors?: NewGuestErrors; flash?: boolean } = {}
+    ) =>
+      Effect.map(
+        contact === "" ? Effect.succeed(undefined) : findContacts(viewer.caller, event.public_id, contact),
+        (contacts) =>
+          AddGuestsPage({
+            site,
+            member: viewer.member,
+            flash: extra.flash === false ? null : viewer.flash,
+            event: summaryOf(event),
+            contact,
+            contacts,
+            ...(extra.newGuest === undefined ? {} : { newGuest: extra.newGuest }),
+            ...(extra.errors === undefined ? {} : { errors: extra.errors })
+          })
+      )
+
+    const addPath = (event: EventSummary, contact: string) =>
+      `/app/events/${encodeURIComponent(event.id)}/guests/add${contact === "" ? "" : `?${new URLSearchParams({ contact })}`}`
+
+    yield* router.get(
+      "/app/events/:id/guests/add",
+      web.page("Team Member", (viewer) =>
+        Effect.gen(function*() {
+          const { id } = yield* pathParams
+          const contact = queryOf((yield* queryParams)("contact"))
+          const event = yield* events.find(viewer.caller, id)
+          return web.render(yield* addPage(viewer, event, contact))
+        }))
+    )
+
+    yield* router.post(
+      "/app/events/:id/guests/add",
+      web.action("Team Member", (viewer, form) =>
+        Effect.gen(function*() {
+          const { id } = yield* pathParams
+          const row = yield* events.find(viewer.caller, id)
+          const event = summaryOf(row)
+          const contact = queryOf(form.get("contact"))
+          const back = addPath(event, contact)
+
+          if (form.get("kind") === "new") {
+            const typed: NewGuestForm = { email: form.get("email"), firstName: form.get("firstName"), lastName: form.get("lastName") }
+            const decoded = decodeNewGuest(typed)
+            if (Either.isLeft(decoded)) {
+              const issues = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
+              const errors: NewGuestErrors = {}
+              // in the form's order, one message per field
+              for (const [field, label] of [["email", "Email"], ["firstName", "First name"], ["lastName", "Last name"]] as const) {
+                const issue = issues.find((i) => i.path[0] === field)
+                if (issue !== undefined) errors[field] = `${label} ${issue.message}`
+              }
+              if (Object.keys(errors).length === 0) errors.email = "Give the email, first name and last name of the new guest."
+              return web.render(yield* addPage(viewer, row, contact, { newGuest: typed, errors, flash: false }), 400)
+            }
+            const added = yield* guestLists.add(viewer.caller, id, [decoded.right]).pipe(
+              Effect.catchTag("InvalidRequest", () => Effect.succeed(undefined))
+            )
+            if (added === undefined) {
+              const errors = { email: "This guest could not be added (a colleague changed the list at the same moment). Please try again." }
+              return web.render(yield* addPage(viewer, row, contact, { newGuest: typed, errors, flash: false }), 409)
+            }
+            const guest = added.guests[0]!
+            if (added.affected.length === 0) {
+              const errors = { email: `${guest.name} (${guest.email}) is already on the guest list. Nothing was changed.` }
+              return web.render(yield* addPage(viewer, row, contact, { newGuest: typed, errors, flash: false }), 409)
+            }
+            const matched = guest.firstName !== decoded.right.firstName || guest.lastName !== decoded.right.lastName
+            yield* web.flash(
+              viewer,
+              "success",
+              matched
+                ? `${guest.name} added to the guest list (your existing contact with the email ${guest.email}).`
+                : `${guest.name} added to the guest list.`
+            )
+            return web.redirect(back)
+          }
+
+          const personIds = unique(form.getAll("personId"))
+          if (personIds.length === 0) {
+            yield* web.flash(viewer, "error", "Tick at least one contact to add.")
+            return web.redirect(back)
+          }
+          if (personIds.length > MAX_BATCH) {
+            yield* web.flash(viewer, "error", `Add at most ${MAX_BATCH} contacts at a time.`)
+            return web.redirect(back)
+          }
+          const added = yield* guestLists.add(viewer.caller, id, personIds.map((personId) => ({ personId }))).pipe(Effect.either)
+          if (Either.isLeft(added)) {
+            yield* web.flash(viewer, "error", "One of the chosen contacts does not exist any more. Nothing was added.")
+            return web.redirect(back)
+          }
+          const change = added.right
+          const isNew = new Set(change.affected)
+          const newNames = change.rows.filter((r) => isNew.has(r.gid)).map((r) => `${r.first_name} ${r.last_name}`)
+          const already = change.rows.filter((r) => !isNew.has(r.gid)).map((r) => `${r.first_name} ${r.last_name}`)
+          const parts = [
+            newNames.length > 0 ? `Added ${plural(newNames.length, "guest")}: ${someNames(newNames)}.` : "",
+            already.length > 0
+              ? `${someNames(already)} ${already.length === 1 ? "is" : "are"} already on the list${newNames.length === 0 ? "; nothing was changed" : ""}.`
+              : ""
+          ]
+          yield* web.flash(viewer, newNames.length > 0 ? "success" : "error", parts.filter((p) => p !== "").join(" "))
+          return web.redirect(back)
+        }))
+    )
+
+    // ---- one guest -----------------------------------------------------------------------------
+
+    yield* router.get(
+      "/app/events/:id/guests/:personId",
+      web.page("Viewer", (viewer) =>
+        Effect.gen(function*() {
+          const { id, personId } = yield* pathParams
+          const state = listStateOf(yield* queryParams)
+          const { event, guest, row } = yield* guestLists.guest(viewer.caller, id, personId)
+          const by = yield* actorLabels(viewer)
+          const history: Array<HistoryLine> = historyOf(row).map((h) => ({
+            status: h.status,
+            added: h.actionType === "added",
+            by: by(h.actorType, h.actorId),
+            when: dateTimeIn(h.createdAt, event.timezone),
+            iso: h.createdAt
+          })).reverse()
+          return web.render(GuestPage({
+            site,
+            member: viewer.member,
+            flash: viewer.flash,
+            event: summaryOf(event),
+            guest,
+            history,
+            state,
+            canWrite: viewer.can("Team Member")
+          }))
+        }))
+    )
+
+    yield* router.post(
+      "/app/events/:id/guests/:personId/rsvp",
+      web.action("Team Member", (viewer, form) =>
+        Effect.gen(function*() {
+          const { id, personId } = yield* pathParams
+          const state = listStateOf(fromForm(form))
+          const { event: row, guest } = yield* guestLists.guest(viewer.caller, id, personId)
+          const event = summaryOf(row)
+          const back = guestPath(event, personId, listQuery(state))
+          const status = form.get("rsvpStatus")
+          if (!isRsvp(status)) {
+            yield* web.flash(viewer, "error", "Choose an RSVP status.")
+            return web.redirect(back)
+          }
+          const changed = yield* guestLists.update(viewer.caller, id, [{ personId, rsvpStatus: status }]).pipe(Effect.either)
+          yield* Either.isLeft(changed)
+            ? web.flash(viewer, "error", `${guest.name} is no longer on the list. Nothing was changed.`)
+            : web.flash(viewer, "success", `RSVP status of ${guest.name} set to ${status}.`)
+          return web.redirect(back)
+        }))
+    )
+
+    yield* router.post(
+      "/app/events/:id/guests/:personId/attendance",
+      web.action("Team Member", (viewer, form) =>
+        Effect.gen(function*() {
+          const { id, personId } = yield* pathParams
+          const state = listStateOf(fromForm(form))
+          const { event: row, guest } = yield* guestLists.guest(viewer.caller, id, personId)
+          const event = summaryOf(row)
+          const back = form.get("from") === "guest" ? guestPath(event, personId, listQuery(state)) : listPath(event, state)
+          // not `attendance`: that is the list's filter, kept for the redirect
+          const choice = form.get("attendanceStatus")
+          if (!isAttendance(choice)) {
+            yield* web.flash(viewer, "error", "Choose an attendance.")
+            return web.redirect(back)
+          }
+          if ((guest.attendanceStatus ?? "none") === choice) {
+            yield* web.flash(viewer, "error", `${guest.name} is ${choice === "Attended" ? "checked in" : choice === "No Show" ? "marked as no-show" : "not checked in"} already. Nothing was changed.`)
+            return web.redirect(back)
+          }
+          const changed = yield* guestLists.update(viewer.caller, id, [{ personId, attendanceStatus: attendanceValue(choice) }]).pipe(Effect.either)
+          yield* Either.isLeft(changed)
+            ? web.flash(viewer, "error", `${guest.name} is no longer on the list. Nothing was changed.`)
+            : web.flash(
+              viewer,
+              "success",
+              choice === "Attended"
+                ? `${guest.name} checked in.`
+                : choice === "No Show"
+                ? `${guest.name} marked as no-show.`
+                : `Attendance of ${guest.name} cleared: not checked in.`
+            )
+          return web.redirect(back)
+        }))
+    )
+
+    yield* router.post(
+      "/app/events/:id/guests/:personId/remove",
+      web.action("Team Member", (viewer, form) =>
+        Effect.gen(function*() {
+          const { id, personId } = yield* pathParams
+          const state = listStateOf(fromForm(form))
+          const { event: row, guest } = yield* guestLists.guest(viewer.caller, id, personId)
+          const event = summaryOf(row)
+          if (form.get("confirm") !== "yes") {
+            return web.render(ConfirmPage({
+              site,
+              member: viewer.member,
+              title: `Remove ${guest.name}?`,
+              message: `${guest.name} is taken off the guest list of ${event.name}. The contact stays; added again later, they start as Invited.`,
+              action: site.href(guestPath(event, personId, "/remove")),
+              confirmLabel: `Remove ${guest.name}`,
+              cancel: site.href(guestPath(event, personId, listQuery(state))),
+              fields: Object.entries({ status: state.status ?? "", attendance: state.attendance ?? "", q: state.q, skip: state.skip > 0 ? String(state.skip) : "" })
+                .filter(([, v]) => v !== "")
+            }))
+          }
+          const removed = yield* guestLists.remove(viewer.caller, id, [{ personId }]).pipe(Effect.either)
+          yield* Either.isLeft(removed)
+            ? web.flash(viewer, "error", `${guest.name} could not be removed. Nothing was changed.`)
+            : web.flash(viewer, "success", `${guest.name} was removed from the guest list.`)
+          return web.redirect(listPath(event, state))
+        }))
+    )
+
+    /** The guest's personal RSVP link, made as `guestlist/search?generateRsvpLinks=true` makes it. */
+    yield* router.post(
+      "/app/events/:id/guests/:personId/invite-link",
+      web.action("Team Member", (viewer, form) =>
+        Effect.gen(function*() {
+          const { id, personId } = yield* pathParams
+          const state = listStateOf(fromForm(form))
+          const { event: row, guest } = yield* guestLists.guest(viewer.caller, id, personId)
+          const event = summaryOf(row)
+          const back = guestPath(event, personId, listQuery(state))
+          if (row.slug === null) {
+            yield* web.flash(viewer, "error", "This event has no public page (no slug), so there are no invite links.")
+            return web.redirect(back)
+          }
+          if (guest.rsvpLink !== null) {
+            yield* web.flash(viewer, "success", `${guest.name} has an invite link already: it is below.`)
+            return web.redirect(back)
+          }
+          yield* guestLists.search(viewer.caller, id, { personIds: personId, generateRsvpLinks: true, limit: 1 }).pipe(
+            Effect.catchTag("InvalidRequest", () => Effect.void)
+          )
+          yield* web.flash(viewer, "success", `Invite link of ${guest.name} created. Copy it below.`)
+          return web.redirect(back)
+        }))
+    )
+
+    // ---- door check-in -------------------------------------------------------------------------
+
+    yield* router.get(
+      "/app/events/:id/checkin",
+      web.page("Viewer", (viewer) =>
+        Effect.gen(function*() {
+          const { id } = yield* pathParams
+          const read = yield* queryParams
+          const state = doorStateOf(read)
+          const counts = yield* guestLists.counts(viewer.caller, id)
+          const page = yield* guestLists.page(viewer.caller, id, { term: state.q, order: "name", limit: DOOR_PAGE_SIZE, skip: state.skip })
+          const last = read("last")
+          const lastGuest = viewer.flash !== null && last !== ""
+            ? yield* guestLists.guest(viewer.caller, id, last).pipe(
+              Effect.map((found) => found.guest),
+              Effect.catchTag("NotFound", () => Effect.succeed(undefined))
+            )
+            : undefined
+          return web.render(CheckInPage({
+            site,
+            member: viewer.member,
+            event: summaryOf(page.event),
+            state,
+            guests: page.guests,
+            total: page.total,
+            counts: { checkedIn: counts.attended, expected: counts.byStatus.Accepted, expectedIn: counts.attendedByStatus.Accepted },
+            banner: viewer.flash === null
+              ? null
+              : {
+                flash: viewer.flash,
+                undo: lastGuest?.attendanceStatus === "Attended" ? { personId: lastGuest.personId, name: lastGuest.name } : undefined
+              },
+            canWrite: viewer.can("Team Member")
+          }))
+        }))
+    )
+
+    /** One tap at the door: attendance `Attended` through the API's update (an `EventPerson` notification, no RSVP history). */
+    yield* router.post(
+      "/app/events/:id/checkin/:personId",
+      web.action("Team Member", (viewer, form) =>
+        Effect.gen(function*() {
+          const { id, personId } = yield* pathParams
+          const state = doorStateOf(fromForm(form))
+          const { event: row, guest } = yield* guestLists.guest(viewer.caller, id, personId)
+          const event = summaryOf(row)
+          if (guest.attendanceStatus === "Attended") {
+            yield* web.flash(viewer, "error", `${guest.name} was checked in already.`)
+            return web.redirect(doorPath(event, state, { last: personId }))
+          }
+          const changed = yield* guestLists.update(viewer.caller, id, [{ personId, attendanceStatus: "Attended" }]).pipe(Effect.either)
+          yield* Either.isLeft(changed)
+            ? web.flash(viewer, "error", `${guest.name} is no longer on the list.`)
+            : web.flash(viewer, "success", `${guest.name} checked in.`)
+          return web.redirect(doorPath(event, state, { last: personId }))
+        }))
+    )
+
+    yield* router.post(
+      "/app/events/:id/checkin/:personId/undo",
+      web.action("Team Member", (viewer, form) =>
+        Effect.gen(function*() {
+          const { id, personId } = yield* pathParams
+          const state = doorStateOf(fromForm(form))
+          const { event: row, guest } = yield* guestLists.guest(viewer.caller, id, personId)
+          const event = summaryOf(row)
+          if (guest.attendanceStatus !== "Attended") {
+            yield* web.flash(viewer, "error", `${guest.name} was not checked in. Nothing was changed.`)
+            return web.redirect(doorPath(event, state))
+          }
+          const changed = yield* guestLists.update(viewer.caller, id, [{ personId, attendanceStatus: null }]).pipe(Effect.either)
+          yield* Either.isLeft(changed)
+            ? web.flash(viewer, "error", `${guest.name} is no longer on the list.`)
+            : web.flash(viewer, "success", `Check-in of ${guest.name} undone.`)
+          return web.redirect(doorPath(event, state))
+        }))
+    )
+  })
+)
