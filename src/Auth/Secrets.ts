@@ -12,6 +12,13 @@ export const ACCESS_TOKEN_PREFIX = "cvs_"
 
 export const hashToken = (token: string): Uint8Array => createHash("sha256").update(token).digest()
 
+/** Two secrets (a form's CSRF token and the session's) compared in constant time. */
+export const sameSecret = (a: string, b: string): boolean => {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
 const N = 16384
 const r = 8
 const p = 1

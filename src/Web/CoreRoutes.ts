@@ -10,8 +10,8 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { timingSafeEqual } from "node:crypto"
 import { Auth } from "../Auth/Auth.js"
+import { sameSecret } from "../Auth/Secrets.js"
 import { Sessions } from "../Auth/Sessions.js"
 import { Ids } from "../Domain/Ids.js"
 import { NotFound } from "../Http/Errors.js"
@@ -27,12 +27,6 @@ const SIGN_IN_COOKIE = "convene_signin"
 /** Only a path of the dashboard itself is a place to go after signing in (no open redirect). */
 const safeNext = (next: string | undefined) =>
   next !== undefined && /^\/app(?:[/?#]|$)/.test(next) && !next.startsWith("//") ? next : "/app"
-
-const same = (a: string, b: string) => {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
-}
 
 export const CoreRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -107,7 +101,7 @@ export const CoreRoutesLive = HttpApiBuilder.Router.use((router) =>
         const form = yield* web.readForm
         const next = safeNext(form.get("next"))
         const cookie = request.cookies[SIGN_IN_COOKIE]
-        if (!fromOwnPages(request.headers, publicOrigin.webOrigin) || cookie === undefined || !same(form.get("_csrf"), cookie)) {
+        if (!fromOwnPages(request.headers, publicOrigin.webOrigin) || cookie === undefined || !sameSecret(form.get("_csrf"), cookie)) {
           return yield* signInPage({ next, error: "This form expired. Please try again." }, 403)
         }
         const email = form.get("email")

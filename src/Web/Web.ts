@@ -12,8 +12,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { VNode } from "preact"
 import { renderToString } from "preact-render-to-string"
-import { timingSafeEqual } from "node:crypto"
 import { Auth } from "../Auth/Auth.js"
+import { sameSecret } from "../Auth/Secrets.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import type { Caller } from "../Domain/Caller.js"
 import { atLeast, type Role } from "../Domain/Role.js"
@@ -99,12 +99,6 @@ const formOf = (text: string): Form => {
     getAll: (name) => params.getAll(name).map((v) => v.trim()),
     has: (name) => params.has(name)
   }
-}
-
-const sameSecret = (a: string, b: string) => {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
 }
 
 /** What a handler may fail with; anything else is a defect (a logged 500). */
@@ -227,42 +221,12 @@ export class Web extends Effect.Service<Web>()("Convene/Web", {
         }
       })
 
-    /** Signed in, rate limited, at least `role`; otherwise the sign-in page or a 403 page. */
-    const signedIn = <R>(
-      role: Role,
-      handler: (viewer: Viewer) => Effect.Effect<HttpServerResponse.HttpServerResponse, PageError, R>
-    ) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const session = yield* currentSession
-        const headers = yield* limit(Option.match(session, { onNone: () => undefined, onSome: (s) => `session:${s.publicId}` }) ?? (yield* clientKey))
-        if (Option.isNone(session)) {
-          const params = new URLSearchParams()
-          if (request.cookies[SESSION_COOKIE] !== undefined) params.set("expired", "1")
-          if (request.method === "GET") params.set("next", publicOrigin.routePath(request.url))
-          const query = params.size === 0 ? "" : `?${params}`
-          return yield* withoutSession(redirect(`/app/login${query}`))
-        }
-        const viewer = yield* viewerOf(session.value)
-        if (Option.isNone(viewer)) {
-          return messagePage(undefined, 403, "No organization", "Your account is not a member of any organization any more. Ask a Super Admin to add you again.")
-        }
-        if (!viewer.value.can(role)) {
-          return messagePage(viewer.value, 403, "Not allowed", `This needs the ${role} role or above; you are ${viewer.value.role}.`)
-        }
-        const response = yield* answerErrors(viewer.value)(handler(viewer.value))
-        return HttpServerResponse.setHeaders(response, headers)
-      }).pipe(Effect.catchTag("RateLimited", (error) => Effect.succeed(tooMany(error))))
-
-    /** A signed-in page (GET). */
-    const page = signedIn
-
     /**
-     * A page about the signed-in user rather than an organization (an invitation link): the user
-     * needs no membership, so `viewer` is undefined for someone who belongs to no organization.
+     * Rate limited (per session, else per client address) and signed in: the handler gets the live
+     * session; without one, the sign-in page, coming back here afterwards.
      */
-    const userPage = <R>(
-      handler: (user: SignedInUser) => Effect.Effect<HttpServerResponse.HttpServerResponse, PageError, R>
+    const sessionOrSignIn = <R>(
+      handler: (session: WebSession) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
     ) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -274,11 +238,42 @@ export class Web extends Effect.Service<Web>()("Convene/Web", {
           if (request.method === "GET") params.set("next", publicOrigin.routePath(request.url))
           return yield* withoutSession(redirect(`/app/login${params.size === 0 ? "" : `?${params}`}`))
         }
-        const viewer = Option.getOrUndefined(yield* viewerOf(session.value))
-        if (viewer === undefined && session.value.flash !== null) yield* sessions.clearFlash(session.value)
-        const response = yield* answerErrors(viewer)(handler({ session: session.value, viewer, flash: session.value.flash }))
-        return HttpServerResponse.setHeaders(response, headers)
+        return HttpServerResponse.setHeaders(yield* handler(session.value), headers)
       }).pipe(Effect.catchTag("RateLimited", (error) => Effect.succeed(tooMany(error))))
+
+    /** Signed in, rate limited, at least `role`; otherwise the sign-in page or a 403 page. */
+    const signedIn = <R>(
+      role: Role,
+      handler: (viewer: Viewer) => Effect.Effect<HttpServerResponse.HttpServerResponse, PageError, R>
+    ) =>
+      sessionOrSignIn((session) =>
+        Effect.gen(function*() {
+          const viewer = yield* viewerOf(session)
+          if (Option.isNone(viewer)) {
+            return messagePage(undefined, 403, "No organization", "Your account is not a member of any organization any more. Ask a Super Admin to add you again.")
+          }
+          if (!viewer.value.can(role)) {
+            return messagePage(viewer.value, 403, "Not allowed", `This needs the ${role} role or above; you are ${viewer.value.role}.`)
+          }
+          return yield* answerErrors(viewer.value)(handler(viewer.value))
+        }))
+
+    /** A signed-in page (GET). */
+    const page = signedIn
+
+    /**
+     * A page about the signed-in user rather than an organization (an invitation link): the user
+     * needs no membership, so `viewer` is undefined for someone who belongs to no organization.
+     */
+    const userPage = <R>(
+      handler: (user: SignedInUser) => Effect.Effect<HttpServerResponse.HttpServerResponse, PageError, R>
+    ) =>
+      sessionOrSignIn((session) =>
+        Effect.gen(function*() {
+          const viewer = Option.getOrUndefined(yield* viewerOf(session))
+          if (viewer === undefined && session.flash !== null) yield* sessions.clearFlash(session)
+          return yield* answerErrors(viewer)(handler({ session, viewer, flash: session.flash }))
+        }))
 
     /** A form post of a `userPage`: the same Origin and CSRF checks as `action`. */
     const userAction = <R>(
