@@ -11,6 +11,7 @@ import { EventsRoutesLive } from "./EventsRoutes.js"
 import { GuestsRoutesLive } from "./GuestsRoutes.js"
 import { MembersRoutesLive } from "./MembersRoutes.js"
 import { TeamRoutesLive } from "./TeamRoutes.js"
+import { WebhooksRoutesLive } from "./WebhooksRoutes.js"
 import { Web } from "./Web.js"
 
 /** What every page (the dashboard's and the guests' RSVP page) renders and checks with. */
@@ -22,5 +23,6 @@ export const DashboardLive = Layer.mergeAll(
   GuestsRoutesLive,
   MembersRoutesLive,
   TeamRoutesLive,
+  WebhooksRoutesLive,
   AccountRoutesLive
 ).pipe(Layer.provide(WebLive))

@@ -199,6 +199,7 @@ export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
                 ))
                 : []
               return web.render(ConfirmPage({
+                section: "events",
                 site,
                 member: viewer.member,
                 title: `Remove ${plural(personIds.length, "guest")}?`,
@@ -478,6 +479,7 @@ export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
           const event = summaryOf(row)
           if (form.get("confirm") !== "yes") {
             return web.render(ConfirmPage({
+                section: "events",
               site,
               member: viewer.member,
               title: `Remove ${guest.name}?`,

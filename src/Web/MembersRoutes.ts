@@ -174,6 +174,7 @@ export const MembersRoutesLive = HttpApiBuilder.Router.use((router) =>
           const self = target.userId === viewer.session.userPublicId
           if (form.get("confirm") !== "yes") {
             return web.render(ConfirmPage({
+              section: "team",
               site,
               member: viewer.member,
               title: self ? `Remove yourself from ${viewer.organization.name}?` : `Remove ${name}?`,
@@ -208,6 +209,7 @@ export const MembersRoutesLive = HttpApiBuilder.Router.use((router) =>
           if (invitation === undefined) return yield* new NotFound({ message: `Invitation ${invitationId} not found` })
           if (form.get("confirm") !== "yes") {
             return web.render(ConfirmPage({
+              section: "team",
               site,
               member: viewer.member,
               title: `Withdraw the invitation of ${invitation.email}?`,

@@ -63,6 +63,7 @@ export const TeamRoutesLive = HttpApiBuilder.Router.use((router) =>
           }
           if (form.get("confirm") !== "yes") {
             return web.render(ConfirmPage({
+              section: "team",
               site,
               member: viewer.member,
               title: `Revoke “${token.name}”?`,

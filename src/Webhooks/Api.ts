@@ -8,7 +8,7 @@ import { AdminAccess } from "../Auth/Access.js"
 import { Idempotent } from "../Idempotency/Idempotent.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
 import { Limit, Skip } from "../Http/Params.js"
-import { Delivery, DeliveryStatus, Registration } from "./Domain.js"
+import { Delivery, DeliveryStatus, Registration, TestDeliveryRequest, TestDeliverySent } from "./Domain.js"
 
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
@@ -43,6 +43,25 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       }))
       .middleware(AdminAccess)
       .annotate(OpenApi.Summary, "A sample EventPerson payload")
+  )
+  .add(
+    HttpApiEndpoint.post("test", "/webhook/test")
+      .setPayload(TestDeliveryRequest)
+      .addSuccess(TestDeliverySent)
+      .addError(NotFound.Wire)
+      .addError(PayloadTooLarge.Wire)
+      .middleware(Idempotent)
+      .middleware(AdminAccess)
+      .annotate(OpenApi.Summary, "Send a test delivery: a sample notification of the type to that registration (extension)")
+      .annotate(
+        OpenApi.Description,
+        "Sends a sample notification of `type` (the same bodies as real ones, in the configured payload variant; " +
+          "for EventPerson the sample GET /webhook shows) to the caller's active registration of `webhook` and `type`. " +
+          "It is a real delivery: signed, retried, bounded and logged like any other, its `webhook-id` starting with " +
+          "`msg_test_` and its entry in GET /webhook/deliveries marked `test: true`. Answers its `deliveryId`. " +
+          "404 when the organization has no active registration of that URL and type (unknown, deleted, or disabled: " +
+          "registering it again enables it)."
+      )
   )
   .add(
     HttpApiEndpoint.get("deliveries", "/webhook/deliveries")

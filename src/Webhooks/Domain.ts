@@ -26,5 +26,26 @@ export const Delivery = Schema.Struct({
   nextAttemptAt: Schema.NullOr(Schema.String),
   registration: Schema.Literal("active", "disabled", "deleted").annotations({
     description: "The registration's state: disabled after a 410 Gone, deleted by DELETE /webhook"
+  }),
+  test: Schema.Boolean.annotations({
+    description: "A test delivery sent by POST /webhook/test (its webhook-id starts with `msg_test_`), not a notification of a change"
   })
 }).annotations({ identifier: "WebhookDelivery" })
+export type Delivery = typeof Delivery.Type
+
+/** The `webhook-id` of a test delivery starts with this; a notification's is `msg_` and 32 hex digits. */
+export const TEST_MESSAGE_PREFIX = "msg_test_"
+
+export const TestDeliveryRequest = Registration.annotations({
+  identifier: "WebhookTestRequest",
+  description: "A registered URL and type: a sample notification of that type goes to that registration",
+  examples: [{ webhook: "https://crm.example.com/hooks/convene", type: "EventPerson" }]
+})
+
+export const TestDeliverySent = Schema.Struct({
+  success: Schema.Literal(true),
+  deliveryId: Schema.String.annotations({ description: "Follow it in GET /webhook/deliveries (it has `test: true`)" })
+}).annotations({
+  identifier: "WebhookTestSent",
+  examples: [{ success: true, deliveryId: "6f1c2a9e-8d0b-4c53-9a51-3e2f7b7d4c10" }]
+})

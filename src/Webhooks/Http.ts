@@ -13,6 +13,7 @@ export const WebhooksHttp = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
         Effect.flatMap(CurrentCaller, (caller) => registrations.unregister(caller, payload))
       )
       .handle("sample", () => registrations.sample)
+      .handle("test", ({ payload }) => Effect.flatMap(CurrentCaller, (caller) => registrations.sendTest(caller, payload)))
       .handle("deliveries", ({ urlParams }) =>
         Effect.flatMap(CurrentCaller, (caller) => registrations.deliveries(caller, urlParams))
       )

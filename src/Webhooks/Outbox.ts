@@ -12,6 +12,7 @@ import { Ids } from "../Domain/Ids.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import type { GuestListChange } from "../Guests/Changes.js"
 import { historyOf } from "../Guests/GuestView.js"
+import { TEST_MESSAGE_PREFIX } from "./Domain.js"
 import { eventBody, eventPersonBody, type GuestSnapshot, guestListBody, type WebhookType } from "./Payloads.js"
 import { WebhooksRepo } from "./WebhooksRepo.js"
 
@@ -53,6 +54,28 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
           }
         }
         yield* Queue.offer(wakeups, undefined)
+      })
+
+    /**
+     * A test delivery (`POST /webhook/test`): one message with `body` for one registration only, its
+     * id marked with `TEST_MESSAGE_PREFIX`; from there it is delivered, retried and logged like any
+     * other. Answers the delivery's public id. Runs inside the caller's transaction.
+     */
+    const enqueueTest = (organizationId: number, webhookId: number, type: WebhookType, body: unknown) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const at = new Date(now).toISOString()
+        const messageId = yield* repo.insertMessage({
+          publicId: `${TEST_MESSAGE_PREFIX}${(yield* ids.uuid).replaceAll("-", "")}`,
+          organizationId,
+          type,
+          payload: JSON.stringify(body),
+          at
+        })
+        const publicId = yield* ids.uuid
+        yield* repo.insertDelivery({ publicId, messageId, webhookId, organizationId, maxAttempts, dueAt: now, at })
+        yield* Queue.offer(wakeups, undefined)
+        return publicId
       })
 
     const snapshotsOf = (change: GuestListChange) => {
@@ -98,7 +121,7 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
     const eventUpdated = (organizationId: number, event: EventRow, updatedFields: ReadonlyArray<string>, at: string) =>
       updatedFields.length === 0 ? Effect.void : enqueue(organizationId, "Event", [eventBody(event, updatedFields, at)])
 
-    return { enqueue, guestListChanged, eventPersonsChanged, eventUpdated, wakeups, wake: Queue.offer(wakeups, undefined), maxAttempts } as const
+    return { enqueue, enqueueTest, guestListChanged, eventPersonsChanged, eventUpdated, wakeups, wake: Queue.offer(wakeups, undefined), maxAttempts } as const
   }),
   dependencies: [WebhooksRepo.Default, Ids.Default]
 }) {}

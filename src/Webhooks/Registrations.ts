@@ -11,11 +11,41 @@ import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, NotFound } from "../Http/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { refusalOf } from "./Destinations.js"
-import type { Registration } from "./Domain.js"
+import { type Delivery, type Registration, TEST_MESSAGE_PREFIX } from "./Domain.js"
 import { Outbox } from "./Outbox.js"
-import { sampleEventPerson } from "./Sample.js"
+import { sampleEventPerson, sampleOf } from "./Sample.js"
 import { SECRET_PREFIX } from "./Signing.js"
-import { WebhooksRepo } from "./WebhooksRepo.js"
+import { type DeliveryListRow, WebhooksRepo } from "./WebhooksRepo.js"
+
+/** A registration as the operator (admin CLI) and the dashboard see it. */
+export interface RegistrationSummary {
+  readonly id: string
+  readonly url: string
+  readonly type: Registration["type"]
+  readonly createdAt: string
+  readonly state: "active" | "disabled"
+  /** Its deliveries still owed. */
+  readonly pending: number
+  /** Its deliveries given up. */
+  readonly failed: number
+}
+
+/** A delivery as the log shows it (`GET /webhook/deliveries`, the dashboard). */
+const deliveryView = (row: DeliveryListRow): Delivery => ({
+  deliveryId: row.public_id,
+  webhookId: row.message_id,
+  type: row.type as Delivery["type"],
+  webhook: row.url,
+  status: row.status as Delivery["status"],
+  attempts: row.attempts,
+  lastStatusCode: row.last_status_code,
+  lastError: row.last_error,
+  lastResponse: row.last_response,
+  createdAt: row.created_at,
+  nextAttemptAt: row.status === "pending" && row.next_attempt_at !== null ? new Date(row.next_attempt_at).toISOString() : null,
+  registration: row.deleted_at !== null ? "deleted" : row.disabled_at !== null ? "disabled" : "active",
+  test: row.message_id.startsWith(TEST_MESSAGE_PREFIX)
+})
 
 export class Registrations extends Effect.Service<Registrations>()("Convene/Registrations", {
   effect: Effect.gen(function*() {
@@ -64,14 +94,15 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
       }).pipe(sql.withTransaction, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
     })
 
-    /** An organization's registrations, for the operator (admin CLI). */
+    /** An organization's registrations, oldest first, for the operator (admin CLI) and the dashboard. */
     const summaries = Effect.fn("Registrations.summaries")(function*(organizationId: number) {
       const rows = yield* repo.summaries(organizationId).pipe(Effect.orDie)
-      return rows.map((row) => ({
+      return rows.map((row): RegistrationSummary => ({
         id: row.public_id,
         url: row.url,
-        type: row.type,
-        state: row.disabled_at === null ? "active" as const : "disabled" as const,
+        type: row.type as Registration["type"],
+        createdAt: row.created_at,
+        state: row.disabled_at === null ? "active" : "disabled",
         pending: row.pending,
         failed: row.failed
       }))
@@ -122,6 +153,43 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
       return { contacts: Array.isArray(body) ? body : [body] }
     })
 
+    /** The signing secret of a registration of the caller's organization; another's is unknown. */
+    const secret = Effect.fn("Registrations.secret")(function*(caller: Caller, registrationId: string) {
+      const found = yield* repo.byRegistrationId({ organizationId: caller.organizationId, publicId: registrationId }).pipe(Effect.orDie)
+      if (Option.isNone(found)) return yield* new NotFound({ message: `Webhook registration ${registrationId} not found` })
+      return found.value.secret
+    })
+
+    /**
+     * A test delivery (`POST /webhook/test`): a sample notification of the registration's type, in
+     * the configured variant, sent to that registration alone through the outbox, so it is signed,
+     * retried, bounded and logged like any other (marked `test`). Only an active registration of the
+     * caller's organization gets one; a disabled one is enabled again by registering it again.
+     */
+    const sendTest = Effect.fn("Registrations.sendTest")(function*(caller: Caller, input: Registration) {
+      return yield* Effect.gen(function*() {
+        const found = yield* repo.active({ organizationId: caller.organizationId, url: input.webhook, type: input.type })
+        if (Option.isNone(found)) {
+          return yield* new NotFound({ message: `No webhook registration of ${input.type} for ${input.webhook}` })
+        }
+        if (found.value.disabled_at !== null) {
+          return yield* new NotFound({
+            message: `The ${input.type} registration for ${input.webhook} is disabled; register it again to enable it`
+          })
+        }
+        const body = sampleOf(input.type, webhooks.payloadVariant)
+        const deliveryId = yield* outbox.enqueueTest(caller.organizationId, found.value.id, input.type, body)
+        return { success: true as const, deliveryId }
+      }).pipe(sql.withTransaction, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+    })
+
+    /** One delivery of the caller's organization, as the log shows it; another's is unknown. */
+    const delivery = Effect.fn("Registrations.delivery")(function*(caller: Caller, deliveryId: string) {
+      const row = yield* repo.one({ organizationId: caller.organizationId, publicId: deliveryId }).pipe(Effect.orDie)
+      if (Option.isNone(row)) return yield* new NotFound({ message: `Delivery ${deliveryId} not found` })
+      return deliveryView(row.value)
+    })
+
     const deliveries = Effect.fn("Registrations.deliveries")(function*(caller: Caller, params: {
       readonly status?: "pending" | "delivered" | "failed" | "cancelled" | undefined
       readonly limit?: number | undefined
@@ -134,27 +202,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
         repo.list({ organizationId: caller.organizationId, status, limit, skip }),
         repo.count(caller.organizationId, status)
       ]).pipe(Effect.orDie)
-      return {
-        deliveries: rows.map((row) => ({
-          deliveryId: row.public_id,
-          webhookId: row.message_id,
-          type: row.type as "EventPerson" | "Event" | "GuestList",
-          webhook: row.url,
-          status: row.status as "pending" | "delivered" | "failed" | "cancelled",
-          attempts: row.attempts,
-          lastStatusCode: row.last_status_code,
-          lastError: row.last_error,
-          lastResponse: row.last_response,
-          createdAt: row.created_at,
-          nextAttemptAt: row.status === "pending" && row.next_attempt_at !== null
-            ? new Date(row.next_attempt_at).toISOString()
-            : null,
-          registration: row.deleted_at !== null ? "deleted" as const : row.disabled_at !== null ? "disabled" as const : "active" as const
-        })),
-        total,
-        limit,
-        skip
-      }
+      return { deliveries: rows.map(deliveryView), total, limit, skip }
     })
 
     /** One more attempt, now, for a failed or cancelled delivery. */
@@ -170,7 +218,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
       return { success: true as const }
     })
 
-    return { register, unregister, summaries, setState, remove, sample, deliveries, retry } as const
+    return { register, unregister, summaries, setState, remove, sample, secret, sendTest, delivery, deliveries, retry } as const
   }),
   dependencies: [WebhooksRepo.Default, Outbox.Default, Ids.Default]
 }) {}

@@ -1,9 +1,13 @@
-/** The sample notification `GET /webhook` shows: a made-up guest, in the configured variant. */
+/**
+ * Sample notifications, in the configured variant: the EventPerson one `GET /webhook` shows, and
+ * one of each type for test deliveries (`POST /webhook/test`). A made-up guest, Jane Doe, accepts
+ * the invitation to a made-up event; the bodies come from the same builders as real notifications.
+ */
 import type { PayloadVariant } from "../Config/AppConfig.js"
 import { defaults } from "../Events/EventMapping.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import type { GuestRow } from "../Guests/GuestsRepo.js"
-import { eventPersonBody } from "./Payloads.js"
+import { eventBody, eventPersonBody, type GuestSnapshot, guestListBody, type WebhookType } from "./Payloads.js"
 
 const at = "2030-05-01T17:30:00.000Z"
 
@@ -50,28 +54,41 @@ const row: GuestRow = {
   history: "[]"
 }
 
-export const sampleEventPerson = (variant: PayloadVariant): unknown =>
-  eventPersonBody(variant, event, {
-    row,
-    guest: {
-      personId: row.public_id,
-      firstName: "Jane",
-      lastName: "Doe",
-      name: "Jane Doe",
-      email: row.email,
-      phone: null,
-      smsConsent: null,
-      rsvpStatus: "Accepted",
-      rsvpStatusHistory: [],
-      dietaryRestrictions: ["vegetarian"],
-      attendanceStatus: null,
-      rsvpQuestionResponses: [],
-      rsvpNote: "Looking forward to it",
-      customColumns: { Table: "7" },
-      rsvpLink: "https://convene.example/rsvp/sample-summer-gala?invite=sample"
-    },
-    history: [
-      { status: "Invited", actorId: "sample", actorType: "apiKey", actionType: "added", createdAt: "2030-05-01T09:00:00.000Z" },
-      { status: "Accepted", actorId: row.public_id, actorType: "eventPerson", actionType: "updated", createdAt: at }
-    ]
-  }, "Invited", at)
+const snapshot: GuestSnapshot = {
+  row,
+  guest: {
+    personId: row.public_id,
+    firstName: "Jane",
+    lastName: "Doe",
+    name: "Jane Doe",
+    email: row.email,
+    phone: null,
+    smsConsent: null,
+    rsvpStatus: "Accepted",
+    rsvpStatusHistory: [],
+    dietaryRestrictions: ["vegetarian"],
+    attendanceStatus: null,
+    rsvpQuestionResponses: [],
+    rsvpNote: "Looking forward to it",
+    customColumns: { Table: "7" },
+    rsvpLink: "https://convene.example/rsvp/sample-summer-gala?invite=sample"
+  },
+  history: [
+    { status: "Invited", actorId: "sample", actorType: "apiKey", actionType: "added", createdAt: "2030-05-01T09:00:00.000Z" },
+    { status: "Accepted", actorId: row.public_id, actorType: "eventPerson", actionType: "updated", createdAt: at }
+  ]
+}
+
+/** Jane Doe accepted: her RSVP status changed from Invited. */
+export const sampleEventPerson = (variant: PayloadVariant): unknown => eventPersonBody(variant, event, snapshot, "Invited", at)
+
+/** The guest-list write of that answer: one guest updated. */
+export const sampleGuestList = (variant: PayloadVariant): unknown =>
+  guestListBody(variant, event, [snapshot], { added: 0, removed: 0, updated: 1 }, at)
+
+/** An edit of the event that changed its name and date (Event bodies have one shape in both variants). */
+export const sampleEvent = (): unknown => eventBody(event, ["name", "primaryDate"], at)
+
+/** A sample notification of `type`, as a real one of that type would be sent. */
+export const sampleOf = (type: WebhookType, variant: PayloadVariant): unknown =>
+  type === "EventPerson" ? sampleEventPerson(variant) : type === "GuestList" ? sampleGuestList(variant) : sampleEvent()

@@ -57,11 +57,12 @@ export interface Outcome {
   readonly nextAttemptAt: number | null
 }
 
-/** A registration as the operator sees it (admin CLI), with its deliveries still owed and given up. */
+/** A registration as the operator (admin CLI) and the dashboard see it, with its deliveries still owed and given up. */
 export const RegistrationSummaryRow = Schema.Struct({
   public_id: Schema.String,
   url: Schema.String,
   type: Schema.String,
+  created_at: Schema.String,
   disabled_at: Schema.NullOr(Schema.String),
   pending: Schema.Number,
   failed: Schema.Number
@@ -93,7 +94,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       Request: Schema.Number,
       Result: RegistrationSummaryRow,
       execute: (organizationId) =>
-        sql`SELECT w.public_id, w.url, w.type, w.disabled_at,
+        sql`SELECT w.public_id, w.url, w.type, w.created_at, w.disabled_at,
               (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending') AS pending,
               (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'failed') AS failed
             FROM webhooks w WHERE w.organization_id = ${organizationId} AND w.deleted_at IS NULL ORDER BY w.id`
@@ -191,6 +192,9 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
               next_attempt_at = ${outcome.nextAttemptAt}, claimed_until = NULL, updated_at = ${at}
           WHERE id = ${outcome.deliveryId} AND status = 'pending'`
 
+    const deliveryColumns = sql.literal(`d.public_id, m.public_id AS message_id, m.type, w.url, d.status, d.attempts,
+      d.last_status_code, d.last_error, d.last_response, d.created_at, d.next_attempt_at, w.disabled_at, w.deleted_at`)
+
     const list = SqlSchema.findAll({
       Request: Schema.Struct({
         organizationId: Schema.Number,
@@ -200,11 +204,20 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       }),
       Result: DeliveryListRow,
       execute: ({ limit, organizationId, skip, status }) =>
-        sql`SELECT d.public_id, m.public_id AS message_id, m.type, w.url, d.status, d.attempts, d.last_status_code,
-              d.last_error, d.last_response, d.created_at, d.next_attempt_at, w.disabled_at, w.deleted_at
+        sql`SELECT ${deliveryColumns}
             FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
             WHERE d.organization_id = ${organizationId} ${status === null ? sql.literal("") : sql`AND d.status = ${status}`}
             ORDER BY d.id DESC LIMIT ${limit} OFFSET ${skip}`
+    })
+
+    /** One delivery of the organization, as the log lists it. */
+    const one = SqlSchema.findOne({
+      Request: Schema.Struct({ organizationId: Schema.Number, publicId: Schema.String }),
+      Result: DeliveryListRow,
+      execute: ({ organizationId, publicId }) =>
+        sql`SELECT ${deliveryColumns}
+            FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
+            WHERE d.organization_id = ${organizationId} AND d.public_id = ${publicId}`
     })
 
     const count = (organizationId: number, status: string | null) =>
@@ -245,6 +258,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       attempt,
       record,
       list,
+      one,
       count,
       byPublicId,
       retry

@@ -2,7 +2,20 @@
 import type { ComponentChildren } from "preact"
 import type { ApiTokenInfo } from "../../Organizations/Organizations.js"
 import { recordTime } from "../Format.js"
-import { Badge, Card, CopyField, EmptyState, ErrorSummary, Field, Layout, type Member, PageHeader, PostForm, type Site } from "../Html.js"
+import {
+  Badge,
+  Card,
+  CopyField,
+  EmptyState,
+  ErrorSummary,
+  Field,
+  Layout,
+  type Member,
+  PageHeader,
+  PostForm,
+  type Section,
+  type Site
+} from "../Html.js"
 import type { FlashView } from "../Html.js"
 
 export type TeamTab = "members" | "api-keys" | "webhooks"
@@ -135,8 +148,9 @@ export const ConfirmPage = (props: {
   confirmLabel: string
   cancel: string
   fields?: ReadonlyArray<readonly [string, string]>
+  section?: Section
 }) => (
-  <Layout site={props.site} member={props.member} title={props.title}>
+  <Layout site={props.site} member={props.member} title={props.title} {...(props.section ? { section: props.section } : {})}>
     <div class="card message">
       <h1>{props.title}</h1>
       <p>{props.message}</p>

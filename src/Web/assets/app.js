@@ -2,6 +2,17 @@
 // Convene dashboard: small enhancements over pages that work without JavaScript.
 // Every form posts and every link navigates without this file; it only makes them nicer.
 
+/** Times written in UTC on the server (`<time data-local>`) are shown in the reader's own zone. */
+function localizeTimes(root = document) {
+  for (const time of root.querySelectorAll("time[data-local]")) {
+    const date = new Date(time.getAttribute("datetime") ?? "")
+    if (Number.isNaN(date.getTime())) continue
+    time.textContent = date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })
+    time.setAttribute("title", date.toISOString())
+  }
+}
+localizeTimes()
+
 /** Copy buttons: `<button data-copy="input-id">` copies the input's value and says so. */
 for (const button of document.querySelectorAll("button[data-copy]")) {
   if (!(button instanceof HTMLButtonElement) || !navigator.clipboard) continue
@@ -88,7 +99,10 @@ for (const form of document.querySelectorAll("form[data-live]")) {
       if (!response.ok) return
       const next = new DOMParser().parseFromString(await response.text(), "text/html").querySelector(selector)
       const current = document.querySelector(selector)
-      if (next && current) current.replaceWith(document.adoptNode(next))
+      if (next && current) {
+        current.replaceWith(document.adoptNode(next))
+        localizeTimes(next)
+      }
       history.replaceState(null, "", url)
     } catch {
       // a newer keystroke aborted this one, or the network is gone: the form still submits
@@ -111,17 +125,13 @@ for (const part of document.querySelectorAll("[data-poll]")) {
       if (!response.ok) return
       const next = new DOMParser().parseFromString(await response.text(), "text/html").getElementById(part.id)
       const current = document.getElementById(part.id)
-      if (next && current && next.textContent !== current.textContent) current.replaceWith(document.adoptNode(next))
+      if (next && current && next.textContent !== current.textContent) {
+        current.replaceWith(document.adoptNode(next))
+        localizeTimes(next)
+      }
     } catch {
       // offline for a moment: the next round tries again
     }
   }, seconds * 1000)
 }
 
-/** Times written in UTC on the server (`<time data-local>`) are shown in the reader's own zone. */
-for (const time of document.querySelectorAll("time[data-local]")) {
-  const date = new Date(time.getAttribute("datetime") ?? "")
-  if (Number.isNaN(date.getTime())) continue
-  time.textContent = date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })
-  time.setAttribute("title", date.toISOString())
-}
