@@ -287,7 +287,10 @@ const setup = Effect.gen(function*() {
       // loopback: refused at registration here (private destinations are not allowed on this server)
       "POST /webhook": { body: { webhook: "http://127.0.0.1:9/hook", type: "Event" } },
       "DELETE /webhook": { body: { webhook: "http://127.0.0.1:9/hook" } },
-      "GET /webhook/deliveries": { query: { status: "failed", limit: "10" } }
+      "GET /webhook/deliveries": { query: { status: "failed", limit: "10" } },
+      "POST /webhook/test": { body: { webhook: "http://127.0.0.1:9/hook", type: "Event" } },
+      "GET /person/export": { query: { archived: "false" } },
+      "POST /person/import": { body: `email,firstName,lastName\n${uniqueEmail("csv")},Fuzz,Imported\n`, query: { dryRun: "true" } }
     }
   }
   return fixture

@@ -272,7 +272,30 @@ export const make = (options: Options) =>
       )
     )
 
-    const direct = <A>(statement: Statement.Statement<unknown>, execute: (prepared: Database.Statement, params: ReadonlyArray<unknown>) => A) =>
+    /**
+     * A read while another fiber's write transaction holds the connection (a CSV import, a guest
+     * batch): instead of waiting for its commit, it runs at once on an idle read-only connection,
+     * outside any transaction, so it sees what is committed, as it would have a moment before the
+     * transaction began. It runs in one synchronous step, so one spare connection serves them all.
+     */
+    const readBeside = <A>(text: string, params: ReadonlyArray<unknown>, execute: (prepared: Database.Statement, params: ReadonlyArray<unknown>) => A) =>
+      Effect.try({
+        try: () => {
+          const reader = idleReaders.pop() ?? openReader()
+          try {
+            return execute(reader.prepare(text), params)
+          } finally {
+            idleReaders.push(reader)
+          }
+        },
+        catch: failed
+      })
+
+    const direct = <A>(
+      statement: Statement.Statement<unknown>,
+      execute: (prepared: Database.Statement, params: ReadonlyArray<unknown>) => A,
+      kind: "read" | "write"
+    ) =>
       Effect.withFiberRuntime<A, SqlError.SqlError>((fiber) => {
         const [text, params] = statement.compile()
         const reader = Context.getOption(fiber.currentContext, CurrentSnapshot)
@@ -283,10 +306,11 @@ export const make = (options: Options) =>
         if (!transactionOpen || Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)._tag === "Some") {
           return run
         }
+        if (kind === "read" && !inMemory(options.filename)) return readBeside(text, params, execute)
         return semaphore.withPermits(1)(run)
       })
     const read = <A>(statement: Statement.Statement<unknown>) =>
-      direct(statement, (prepared, params) => prepared.all(...params) as ReadonlyArray<A>)
+      direct(statement, (prepared, params) => prepared.all(...params) as ReadonlyArray<A>, "read")
 
     const client = yield* SqlClient.make({
       acquirer,
@@ -310,7 +334,7 @@ export const make = (options: Options) =>
     const directSql: DirectSqlShape = {
       rows: read,
       first: <A>(statement: Statement.Statement<unknown>) => Effect.map(read<A>(statement), (rows) => rows[0]),
-      run: (statement) => direct(statement, (prepared, params) => Number(prepared.run(...params).lastInsertRowid)),
+      run: (statement) => direct(statement, (prepared, params) => Number(prepared.run(...params).lastInsertRowid), "write"),
       snapshot,
       executed: () => executed
     }

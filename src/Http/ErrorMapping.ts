@@ -18,7 +18,8 @@ import * as Option from "effect/Option"
 import { Api } from "../Api.js"
 import { IdempotentReplay, replayResponse } from "../Idempotency/Idempotent.js"
 import { Readiness } from "../Ops/Readiness.js"
-import { jsonBodies, tooLarge } from "./JsonBody.js"
+import { csvBodyRoutes, MAX_CSV_BYTES } from "../Csv/CsvBody.js"
+import { csvBodies, jsonBodies, tooLarge } from "./JsonBody.js"
 import {
   Conflict,
   Forbidden,
@@ -51,6 +52,14 @@ const apiErrors = [InvalidRequest, Unauthorized, Forbidden, NotFound, Conflict, 
 const isApiError = (u: unknown): u is ApiError => apiErrors.some((E) => u instanceof E)
 
 const bodyTooLarge = tooLarge(MAX_BODY_BYTES)
+
+/** The endpoints that take a CSV file (up to `MAX_CSV_BYTES`) instead of a JSON body (Csv/CsvBody.ts). */
+const csvRoutes = csvBodyRoutes(Api)
+
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
 
 const decodes = (path: string) => {
   try {
@@ -111,18 +120,26 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
 const unavailable = (error: Unavailable) =>
   HttpServerResponse.unsafeJson({ message: error.message, code: "unavailable" }, { status: 503 })
 
+/**
+ * Bodies are JSON of at most 1 MiB (CONTRACT §3), except on the endpoints that take a CSV file
+ * (CONTRACT §12): text of at most 10 MiB there, and only there.
+ */
 export const ErrorMappingLive = HttpApiBuilder.middleware(Api, Effect.map(Readiness, (readiness) => (app) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
+    const csv = csvRoutes.matches(request.method, pathOf(request.url))
+    const maxBytes = csv ? MAX_CSV_BYTES : MAX_BODY_BYTES
     const declared = Number(request.headers["content-length"] ?? 0)
-    if (declared > MAX_BODY_BYTES) return yield* bodyTooLarge
+    if (declared > maxBytes) return yield* (csv ? tooLarge(maxBytes) : bodyTooLarge)
     if (request.method !== "GET" && request.method !== "HEAD") {
       const refused = yield* Effect.flip(readiness.writable).pipe(Effect.option)
       if (Option.isSome(refused)) return unavailable(refused.value)
     }
-    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, jsonBodies(request, MAX_BODY_BYTES))
+    const body = csv ? csvBodies(request, maxBytes) : jsonBodies(request, maxBytes)
+    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, body).pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(maxBytes))
+    )
   }).pipe(
-    HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
     Effect.catchAllCause(toApiError),
     // The API-level type lists only the errors every endpoint can answer; the others re-raised
     // here come from endpoints that declare them, so the error encoder knows each of them.

@@ -16,6 +16,8 @@ import * as HttpServerError from "@effect/platform/HttpServerError"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { decodeCsvBytes, refusedContentType } from "../Csv/CsvBody.js"
 import { InvalidRequest, PayloadTooLarge } from "./Errors.js"
 
 /** Deeper than any payload of the API (the deepest, a person's custom fields in a bulk update, is 4). */
@@ -78,16 +80,16 @@ export const tooLarge = (maxBytes: number) =>
   new PayloadTooLarge({ message: `The request body is over ${maxBytes} bytes` })
 
 /**
- * Reads a request body of at most `maxBytes` bytes as UTF-8 text. Over the limit, reading stops
- * and the rest of the body is discarded as it arrives (not refused by destroying the socket, which
- * would reset the connection before the client could read the 413). A client that goes away before
- * the body ends interrupts the request: nobody is left to answer, and the log line says 499.
+ * Reads a request body of at most `maxBytes` bytes. Over the limit, reading stops and the rest of
+ * the body is discarded as it arrives (not refused by destroying the socket, which would reset the
+ * connection before the client could read the 413). A client that goes away before the body ends
+ * interrupts the request: nobody is left to answer, and the log line says 499.
  */
-export const readBoundedText = (
+export const readBoundedBytes = (
   request: HttpServerRequest.HttpServerRequest,
   maxBytes: number
-): Effect.Effect<string, PayloadTooLarge> =>
-  Effect.async<string, PayloadTooLarge>((resume) => {
+): Effect.Effect<Buffer, PayloadTooLarge> =>
+  Effect.async<Buffer, PayloadTooLarge>((resume) => {
     const source = NodeHttpServerRequest.toIncomingMessage(request)
     const chunks: Array<Buffer> = []
     let bytes = 0
@@ -111,19 +113,47 @@ export const readBoundedText = (
     }
     const onEnd = () => {
       cleanup()
-      resume(Effect.succeed(Buffer.concat(chunks).toString("utf8")))
+      resume(Effect.succeed(Buffer.concat(chunks)))
     }
     const onGone = () => {
       cleanup()
       resume(Effect.interruptWith(HttpServerError.clientAbortFiberId))
     }
-    if (source.readableEnded) return resume(Effect.succeed(""))
+    if (source.readableEnded) return resume(Effect.succeed(Buffer.alloc(0)))
     source.on("data", onData)
     source.once("end", onEnd)
     source.once("error", onGone)
     source.once("aborted", onGone)
     return Effect.sync(cleanup)
   })
+
+/** Reads a request body of at most `maxBytes` bytes as UTF-8 text (see `readBoundedBytes`). */
+export const readBoundedText = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBytes: number
+): Effect.Effect<string, PayloadTooLarge> => Effect.map(readBoundedBytes(request, maxBytes), (bytes) => bytes.toString("utf8"))
+
+/**
+ * The request as an endpoint taking `CsvBody` sees it (Csv/CsvBody.ts): a body of any content type
+ * but a form upload or a charset other than UTF-8 is read as text, at most `maxBytes` of it, and
+ * must be well-formed UTF-8 (400 otherwise, saying where it is not). As with JSON bodies, the text
+ * is read once, for the payload and the idempotency fingerprint alike, and the refusals are raised
+ * as defects that the error mapping answers as they are.
+ */
+export const csvBodies = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): HttpServerRequest.HttpServerRequest => {
+  if (!HttpMethod.hasBody(request.method)) return request
+  const refused = refusedContentType(request.headers["content-type"])
+  // the framework reads a body as text when its content type starts with `text/`
+  const base = request.modify({ headers: Headers.set(request.headers, "content-type", "text/csv") })
+  const read = refused !== undefined
+    ? Effect.die(refused)
+    : Effect.flatMap(Effect.orDie(readBoundedBytes(request, maxBytes)), (bytes) =>
+      Either.match(decodeCsvBytes(bytes), { onLeft: Effect.die, onRight: Effect.succeed }))
+  let text: Effect.Effect<string> | undefined
+  return Object.create(base, {
+    text: { get: () => (text ??= Effect.runSync(Effect.cached(read))) }
+  })
+}
 
 /**
  * The request as the API sees it: a body of any content type is read as JSON, at most `maxBytes`

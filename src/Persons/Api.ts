@@ -1,8 +1,11 @@
 /** The persons endpoints (reference "Persons", CONTRACT §5). */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
+import { CsvBody, CsvTooLarge, MAX_CSV_BYTES, MAX_CSV_ROWS } from "../Csv/CsvBody.js"
+import { importSchemas } from "../Csv/ImportReport.js"
 import { optional } from "../Domain/Fields.js"
 import { TeamMemberAccess, ViewerAccess, AdminAccess } from "../Auth/Access.js"
 import { Idempotent } from "../Idempotency/Idempotent.js"
@@ -21,6 +24,18 @@ export const BulkResult = Schema.Union(
     error: Schema.Struct({ message: Schema.String, code: Schema.Literal("not_found", "conflict", "invalid_request") })
   })
 ).annotations({ identifier: "BulkPersonResult" })
+
+/** `POST /person/import`: its answer, and the 422 of a refused import. */
+export const PersonImport = importSchemas("Person", {})
+
+/** The CSV a contacts export answers. */
+export const ContactsCsv = HttpApiSchema.Text({ contentType: "text/csv" }).annotations({
+  title: "Contacts CSV",
+  description: "RFC 4180, UTF-8 without BOM, CRLF line ends, a header row: personId, firstName, lastName, email, phone, " +
+    "company, position, birthday, address, apartment, city, state, country, postalCode, profilePicture, contextNote, " +
+    "archived, createdAt, then `custom:<field name>` per custom field (multiselect values joined with `; `). " +
+    "A cell starting with =, +, -, @, tab or carriage return is prefixed with ' (formula injection); an import takes the prefix off again."
+})
 
 export class PersonsApi extends HttpApiGroup.make("persons")
   .add(
@@ -47,6 +62,39 @@ export class PersonsApi extends HttpApiGroup.make("persons")
       }))
       .middleware(ViewerAccess)
       .annotate(OpenApi.Summary, "Search persons by name (substring) or email (exact); exactly one of query or email")
+  )
+  .add(
+    HttpApiEndpoint.get("exportCsv", "/person/export")
+      .setUrlParams(Schema.Struct({
+        archived: optional(BooleanParam.annotations({ description: "true: the archived persons instead of the active ones" }))
+      }))
+      .addSuccess(ContactsCsv)
+      .middleware(ViewerAccess)
+      .annotate(OpenApi.Summary, "Every active (or archived) person as CSV, streamed: Content-Disposition attachment contacts-<slug>-<date>.csv")
+  )
+  .add(
+    HttpApiEndpoint.post("importCsv", "/person/import")
+      .setUrlParams(Schema.Struct({
+        dryRun: optional(BooleanParam.annotations({ description: "true: validate and count, write nothing" }))
+      }))
+      .setPayload(CsvBody)
+      .addSuccess(PersonImport.Report)
+      .addError(PersonImport.Rejected, { status: 422 })
+      .addError(Conflict.Wire)
+      .addError(CsvTooLarge)
+      .middleware(Idempotent)
+      .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Summary, `Import contacts from CSV (at most ${MAX_CSV_BYTES} bytes, ${MAX_CSV_ROWS} rows)`)
+      .annotate(
+        OpenApi.Description,
+        "Columns are matched by header, whatever the case, spaces and punctuation (`First name`, `first_name`, `E-mail`); " +
+          "`custom:<field name>` (or the field's name alone) sets a custom field through the rules of PUT /person/:id " +
+          "(multiselect: values separated by `;`). Unknown columns are listed in `unknownColumns` and ignored; personId, " +
+          "archived and createdAt are skipped. A row whose email (case-insensitive) belongs to an active person fills only " +
+          "that person's blank fields; any other row creates a person (firstName and lastName needed). Rows apply in file " +
+          "order. Row 1 is the first record after the header. With any row error nothing is written and the answer is 422 " +
+          "(200 with dryRun); otherwise the whole import is one transaction."
+      )
   )
   .add(
     HttpApiEndpoint.post("create", "/person")

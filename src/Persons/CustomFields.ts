@@ -9,7 +9,8 @@ import { emptyKeyed } from "../Domain/Keyed.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, Issue } from "../Http/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
-import { CustomFieldsRepo, type ValueRow } from "./CustomFieldsRepo.js"
+import { CustomFieldsRepo, type NewValue, type ValueRow } from "./CustomFieldsRepo.js"
+import type { RowBatch } from "./PersonsRepo.js"
 import {
   CustomFieldDefinition,
   type CreateCustomField,
@@ -218,7 +219,22 @@ export class CustomFields extends Effect.Service<CustomFields>()("Convene/Custom
 
     const valuesOf = (personIds: ReadonlyArray<number>) => repo.values(personIds).pipe(Effect.orDie)
 
-    return { definitions, list, create, apply, valuesOf } as const
+    /** Stored values of several persons by person, then field id (multiselect: a JSON array of option ids). */
+    const storedValuesOf = (personIds: ReadonlyArray<number>) =>
+      Effect.map(repo.storedValues(personIds), (rows) => {
+        const byPerson = new Map<number, Map<number, string>>()
+        for (const row of rows) {
+          const values = byPerson.get(row.person_id)
+          if (values === undefined) byPerson.set(row.person_id, new Map([[row.field_id, row.value]]))
+          else values.set(row.field_id, row.value)
+        }
+        return byPerson as ReadonlyMap<number, ReadonlyMap<number, string>>
+      })
+
+    /** Writes validated values (inside the caller's transaction) where persons have none yet. */
+    const fillMany = (organizationId: number, values: RowBatch<NewValue>, at: string) => repo.fillValuesMany(organizationId, values, at)
+
+    return { definitions, list, create, apply, valuesOf, storedValuesOf, fillMany } as const
   }),
   dependencies: [CustomFieldsRepo.Default, Ids.Default]
 }) {}

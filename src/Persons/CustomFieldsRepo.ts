@@ -4,6 +4,7 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { DirectSql } from "../Db/Sqlite.js"
+import type { RowBatch } from "./PersonsRepo.js"
 import { FieldType } from "./Domain.js"
 
 export const FieldRow = Schema.Struct({
@@ -35,6 +36,27 @@ export const ValueRow = Schema.Struct({
   options: Schema.NullOr(Schema.String)
 })
 export type ValueRow = typeof ValueRow.Type
+
+/** A value as stored: text or number as given, multiselect as a JSON array of option ids. */
+export interface StoredValue {
+  readonly person_id: number
+  readonly field_id: number
+  readonly value: string
+}
+
+/** A value for the active person with this email key (an import's persons are known by email). */
+export interface NewValue {
+  readonly publicId: string
+  readonly emailKey: string
+  readonly fieldId: number
+  readonly value: string
+}
+
+/** Values, as `fillValuesMany` takes them. */
+export const newValuesBatch = (values: ReadonlyArray<NewValue>): RowBatch<NewValue> => ({
+  size: values.length,
+  json: JSON.stringify(values.map((v) => [v.publicId, v.emailKey, v.fieldId, v.value]))
+})
 
 export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Convene/CustomFieldsRepo", {
   effect: Effect.gen(function*() {
@@ -80,6 +102,30 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
                 ORDER BY v.person_id, v.field_id`
           )
 
+    /** The stored values of several persons, as stored (multiselect: a JSON array of option ids). */
+    const storedValues = (personIds: ReadonlyArray<number>) =>
+      personIds.length === 0
+        ? Effect.succeed<ReadonlyArray<StoredValue>>([])
+        : direct.rows<StoredValue>(
+          sql`SELECT person_id, field_id, value FROM person_field_values
+              WHERE person_id IN (SELECT value FROM json_each(${JSON.stringify(personIds)}))`
+        )
+
+    /**
+     * Sets values of active persons (by email key) in one statement, only where the person has none
+     * for the field yet (`CROSS JOIN`: see `PersonsRepo.addFirstPhones`).
+     */
+    const fillValuesMany = (organizationId: number, values: RowBatch<NewValue>, at: string) =>
+      values.size === 0
+        ? Effect.void
+        : Effect.asVoid(direct.run(
+          sql`INSERT INTO person_field_values (public_id, person_id, field_id, value, updated_at)
+              SELECT j.value ->> 0, p.id, j.value ->> 2, j.value ->> 3, ${at} FROM json_each(${values.json}) j
+              CROSS JOIN persons p ON p.organization_id = ${organizationId} AND p.email_key = j.value ->> 1 AND p.archived_at IS NULL
+              WHERE true
+              ON CONFLICT (person_id, field_id) DO NOTHING`
+        ))
+
     const setValue = (row: { publicId: string; personId: number; fieldId: number; value: string; at: string }) =>
       sql`INSERT INTO person_field_values (public_id, person_id, field_id, value, updated_at)
           VALUES (${row.publicId}, ${row.personId}, ${row.fieldId}, ${row.value}, ${row.at})
@@ -88,6 +134,6 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
     const clearValue = (personId: number, fieldId: number) =>
       sql`DELETE FROM person_field_values WHERE person_id = ${personId} AND field_id = ${fieldId}`
 
-    return { fields, options, insertField, insertOption, values, setValue, clearValue } as const
+    return { fields, options, insertField, insertOption, values, storedValues, fillValuesMany, setValue, clearValue } as const
   })
 }) {}

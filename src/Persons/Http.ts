@@ -1,6 +1,8 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
+import { csvResponse } from "../Csv/CsvExport.js"
+import { importAnswer } from "../Csv/ImportReport.js"
 import { CurrentCaller } from "../Domain/Caller.js"
 import { CustomFields } from "./CustomFields.js"
 import { Persons } from "./Persons.js"
@@ -11,6 +13,14 @@ export const PersonsHttp = HttpApiBuilder.group(Api, "persons", (handlers) =>
     return handlers
       .handle("list", ({ urlParams }) => Effect.flatMap(CurrentCaller, (caller) => persons.list(caller, urlParams)))
       .handle("search", ({ urlParams }) => Effect.flatMap(CurrentCaller, (caller) => persons.search(caller, urlParams)))
+      // written as it is read (Csv/CsvExport.ts): nothing can fail once the first line is sent
+      .handle("exportCsv", ({ urlParams }) =>
+        Effect.flatMap(CurrentCaller, (caller) =>
+          Effect.flatMap(persons.exportCsv(caller, urlParams), ({ document, filename }) => csvResponse(filename, document)))
+      )
+      .handle("importCsv", ({ payload, urlParams }) =>
+        Effect.flatMap(CurrentCaller, (caller) => Effect.map(persons.importCsv(caller, payload, urlParams), importAnswer))
+      )
       .handle("create", ({ payload }) => Effect.flatMap(CurrentCaller, (caller) => persons.create(caller, payload)))
       .handle("get", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => persons.get(caller, path.id)))
       .handle("update", ({ path, payload }) =>

@@ -9,6 +9,7 @@ import { nowIso } from "../Domain/Time.js"
 import { Conflict, fromParseError, InvalidRequest, Issue, NotFound } from "../Http/Errors.js"
 import { GuestsRepo } from "../Guests/GuestsRepo.js"
 import { onUniqueViolation } from "../SqlErrors.js"
+import { ContactsCsv } from "./ContactsCsv.js"
 import { CustomFields, render, resolveChanges } from "./CustomFields.js"
 import { type CreatePerson, type PersonDetail, UpdatePerson } from "./Domain.js"
 import { emailKeyOf, nameKeyOf, type PersonRow, PersonsRepo, profileColumns } from "./PersonsRepo.js"
@@ -44,6 +45,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
     const customFields = yield* CustomFields
     const guests = yield* GuestsRepo
     const ids = yield* Ids
+    const contactsCsv = yield* ContactsCsv
 
     /** Persons with their flat custom fields, loaded in one query for the whole page. */
     const page = (rows: ReadonlyArray<PersonRow>) =>
@@ -233,7 +235,20 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
       return { success: true } as const
     })
 
-    return { list, search, create, get, update, bulkUpdate, archive, unarchive, find, page } as const
+    return {
+      list,
+      search,
+      create,
+      get,
+      update,
+      bulkUpdate,
+      archive,
+      unarchive,
+      find,
+      page,
+      exportCsv: contactsCsv.exportCsv,
+      importCsv: contactsCsv.importCsv
+    } as const
   }),
-  dependencies: [PersonsRepo.Default, GuestsRepo.Default, CustomFields.Default, Ids.Default]
+  dependencies: [PersonsRepo.Default, GuestsRepo.Default, CustomFields.Default, ContactsCsv.Default, Ids.Default]
 }) {}

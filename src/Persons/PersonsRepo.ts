@@ -1,9 +1,11 @@
 /** Persons, their phones and SMS consent in SQLite; every query is scoped to one organization. */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { DirectSql } from "../Db/Sqlite.js"
 
 export const PersonRow = Schema.Struct({
@@ -27,6 +29,92 @@ export const PersonRow = Schema.Struct({
   phone: Schema.NullOr(Schema.String)
 })
 export type PersonRow = typeof PersonRow.Type
+
+/** A person as an export writes it: the row with its creation time. */
+export interface ExportRow extends PersonRow {
+  readonly created_at: string
+}
+
+/**
+ * An active person an import matched by email, with what filling its blank fields needs to know:
+ * which of `importedColumns` are blank (bit i for column i) and whether it has a phone.
+ */
+export interface MatchRow {
+  readonly id: number
+  readonly email_key: string
+  readonly blanks: number
+  readonly has_phone: 0 | 1
+}
+
+/** The profile columns an import may fill, in the order `insertMany` and `fillBlanksMany` take them. */
+export const importedColumns = [
+  "first_name",
+  "last_name",
+  "profile_picture",
+  "company",
+  "position",
+  "birthday",
+  "address",
+  "apartment",
+  "city",
+  "state",
+  "country",
+  "postal_code",
+  "context_note"
+] as const
+export type ImportedColumn = (typeof importedColumns)[number]
+
+/** A person an import creates: its values in `importedColumns` order (null: no value). */
+export interface ImportedPerson {
+  readonly publicId: string
+  readonly email: string
+  readonly values: ReadonlyArray<string | null>
+}
+
+/**
+ * Blank fields an import fills on an existing person, in `importedColumns` order (null: leave as
+ * is). The person is the one with this id, still active and with this email key.
+ */
+export interface FilledPerson {
+  readonly id: number
+  readonly emailKey: string
+  readonly values: ReadonlyArray<string | null>
+}
+
+/**
+ * Rows for one set-based statement, serialized ahead (as the JSON array `json_each` reads), so
+ * that a transaction spends its time in SQLite, not in building its parameters.
+ */
+export interface RowBatch<_Row> {
+  readonly size: number
+  readonly json: string
+}
+
+/** Persons to create, as `insertMany` takes them. */
+export const newPersonsBatch = (persons: ReadonlyArray<ImportedPerson>): RowBatch<ImportedPerson> => ({
+  size: persons.length,
+  json: JSON.stringify(persons.map((p) =>
+    [p.publicId, p.email, emailKeyOf(p.email), nameKeyOf(p.values[0] ?? "", p.values[1] ?? ""), ...p.values]
+  ))
+})
+
+/** Blank fields to fill, as `fillBlanksMany` takes them. */
+export const filledPersonsBatch = (persons: ReadonlyArray<FilledPerson>): RowBatch<FilledPerson> => ({
+  size: persons.length,
+  json: JSON.stringify(persons.map((p) => [p.id, p.emailKey, ...p.values]))
+})
+
+/** A first phone for the active person with this email key. */
+export interface FirstPhone {
+  readonly emailKey: string
+  readonly number: string
+}
+
+/** First phones, as `addFirstPhones` takes them. */
+export const firstPhonesBatch = (phones: ReadonlyArray<FirstPhone>): RowBatch<FirstPhone> => ({
+  size: phones.length,
+  json: JSON.stringify(phones.map((p) => [p.emailKey, p.number]))
+})
 
 /** The person columns that an update may set, by API field name. */
 export const profileColumns = {
@@ -84,11 +172,15 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     const one = (statement: Statement.Statement<unknown>) => Effect.map(direct.first<PersonRow>(statement), Option.fromNullable)
     const many = (statement: Statement.Statement<unknown>) => direct.rows<PersonRow>(statement)
 
-    const select = sql.literal(`SELECT p.id, p.public_id, p.first_name, p.last_name, p.email, p.profile_picture,
+    /** The columns of `PersonRow`, and `more` of them. */
+    const selectWith = (more: string) =>
+      sql.literal(`SELECT p.id, p.public_id, p.first_name, p.last_name, p.email, p.profile_picture,
       p.company, p.position, p.birthday, p.address, p.apartment, p.city, p.state, p.country, p.postal_code,
-      p.context_note, p.archived_at,
+      p.context_note, p.archived_at,${more}
       (SELECT number FROM phones f WHERE f.person_id = p.id ORDER BY f.is_preferred DESC, f.id LIMIT 1) AS phone
       FROM persons p`)
+    const select = selectWith("")
+    const selectForExport = selectWith(" p.created_at,")
 
     const list = ({ limit, organizationId, skip }: { organizationId: number; limit: number; skip: number }) =>
       many(sql`${select} WHERE p.organization_id = ${organizationId} AND p.archived_at IS NULL
@@ -176,6 +268,77 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     const hasPhone = (personId: number) =>
       Effect.map(direct.first(sql`SELECT 1 AS found FROM phones WHERE person_id = ${personId} LIMIT 1`), (row) => row !== undefined)
 
+    /** Up to `size` persons after `after`, active or archived ones, in creation order. */
+    const exportPage = (organizationId: number, archived: boolean, after: number, size: number) =>
+      direct.rows<ExportRow>(sql`${selectForExport}
+          WHERE p.organization_id = ${organizationId} AND ${archived ? sql.literal("p.archived_at IS NOT NULL") : sql.literal("p.archived_at IS NULL")}
+            AND p.id > ${after}
+          ORDER BY p.id LIMIT ${size}`)
+
+    /**
+     * Every active (or archived) person of an organization in creation order, as batches of up to
+     * `size`: keyset pages, each read when the previous one has been consumed. Run it in
+     * `DirectSql.snapshot` for one consistent list.
+     */
+    const ofOrganization = (organizationId: number, archived: boolean, size: number): Stream.Stream<ReadonlyArray<ExportRow>, SqlError> =>
+      Stream.paginateEffect(0, (after: number) =>
+        Effect.map(exportPage(organizationId, archived, after, size), (rows) =>
+          [rows, rows.length < size ? Option.none() : Option.some(rows[rows.length - 1]!.id)] as const)
+      ).pipe(Stream.filter((rows) => rows.length > 0))
+
+    /** The active persons holding these emails (given as `emailKeyOf` keys). */
+    const activeByEmailKeys = (organizationId: number, emailKeys: ReadonlyArray<string>) =>
+      emailKeys.length === 0
+        ? Effect.succeed<ReadonlyArray<MatchRow>>([])
+        : direct.rows<MatchRow>(sql`SELECT p.id, p.email_key,
+              ${sql.literal(importedColumns.map((column, i) => `((p.${column} IS NULL) << ${i})`).join(" | "))} AS blanks,
+              EXISTS (SELECT 1 FROM phones f WHERE f.person_id = p.id) AS has_phone
+            FROM persons p
+            WHERE p.organization_id = ${organizationId} AND p.archived_at IS NULL
+              AND p.email_key IN (SELECT value FROM json_each(${JSON.stringify(emailKeys)}))`)
+
+    /** Creates persons in one statement. */
+    const insertMany = (organizationId: number, persons: RowBatch<ImportedPerson>, at: string) =>
+      persons.size === 0
+        ? Effect.void
+        : Effect.asVoid(direct.run(sql`INSERT INTO persons (public_id, organization_id,
+              email, email_key, name_key, ${sql.literal(importedColumns.join(", "))}, created_at, updated_at)
+            SELECT j.value ->> 0, ${organizationId}, j.value ->> 1, j.value ->> 2, j.value ->> 3,
+              ${sql.literal(importedColumns.map((_, i) => `j.value ->> ${i + 4}`).join(", "))}, ${at}, ${at}
+            FROM json_each(${persons.json}) j`))
+
+    /**
+     * Fills blank fields of existing active persons in one statement (a value the person has is
+     * kept, even one set since the import read it) and marks them updated. Answers how many of
+     * them it found active with their email: fewer than given means one was archived, or its email
+     * changed, meanwhile.
+     */
+    const fillBlanksMany = (persons: RowBatch<FilledPerson>, at: string) =>
+      persons.size === 0
+        ? Effect.succeed(0)
+        : Effect.map(
+          direct.rows<{ readonly id: number }>(sql`UPDATE persons SET
+              ${sql.literal(importedColumns.map((column, i) => `${column} = coalesce(persons.${column}, j.value ->> ${i + 2})`).join(", "))},
+              updated_at = ${at}
+            FROM json_each(${persons.json}) j
+            WHERE persons.id = j.value ->> 0 AND persons.email_key = j.value ->> 1 AND persons.archived_at IS NULL
+            RETURNING persons.id`),
+          (rows) => rows.length
+        )
+
+    /**
+     * Gives each active person (by email key) the phone number as its preferred one, unless it has
+     * a phone already. (`CROSS JOIN` keeps the batch as the outer loop, each person found by its
+     * email's index; SQLite would otherwise scan the organization's persons.)
+     */
+    const addFirstPhones = (organizationId: number, phones: RowBatch<FirstPhone>, at: string) =>
+      phones.size === 0
+        ? Effect.void
+        : Effect.asVoid(direct.run(sql`INSERT INTO phones (person_id, number, is_preferred, created_at)
+            SELECT p.id, j.value ->> 1, 1, ${at} FROM json_each(${phones.json}) j
+            CROSS JOIN persons p ON p.organization_id = ${organizationId} AND p.email_key = j.value ->> 0 AND p.archived_at IS NULL
+            WHERE NOT EXISTS (SELECT 1 FROM phones f WHERE f.person_id = p.id)`))
+
     const setConsent = (row: { organizationId: number; number: string; consent: string; source: string; at: string }) =>
       sql`INSERT INTO sms_consents (organization_id, number, consent, source, updated_at)
           VALUES (${row.organizationId}, ${row.number}, ${row.consent}, ${row.source}, ${row.at})
@@ -184,6 +347,11 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
 
     return {
       list,
+      ofOrganization,
+      activeByEmailKeys,
+      insertMany,
+      fillBlanksMany,
+      addFirstPhones,
       byPublicId,
       searchByName,
       countByName,
