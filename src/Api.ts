@@ -2,6 +2,8 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { AuthApi } from "./Auth/Api.js"
+import { CalendarApi } from "./Calendar/Api.js"
+import { InvitationsApi } from "./Invitations/Api.js"
 import { EventsApi } from "./Events/Api.js"
 import { GuestsApi } from "./Guests/Api.js"
 import { Internal, InvalidRequest, NotFound } from "./Http/Errors.js"
@@ -22,6 +24,8 @@ export class Api extends HttpApi.make("convene")
   .add(GuestsApi)
   .add(PaymentsApi)
   .add(WebhooksApi)
+  .add(InvitationsApi)
+  .add(CalendarApi)
   .addError(InvalidRequest.Wire)
   .addError(NotFound.Wire)
   .addError(Internal.Wire)
@@ -29,7 +33,7 @@ export class Api extends HttpApi.make("convene")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Self-hosted event management: contacts, events, guest lists and webhooks. " +
+    "Self-hosted event management: contacts, events, guest lists, invitations by email, calendar files and webhooks. " +
       "Authenticate with `x-api-key: <API token>`, or with `Authorization: Bearer <access token>` " +
       "from POST /login plus an `organizationSlug` header."
   )

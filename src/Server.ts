@@ -7,6 +7,8 @@ import { Api } from "./Api.js"
 import { AccessLive, Gate } from "./Auth/AccessLive.js"
 import { Auth } from "./Auth/Auth.js"
 import { AuthHttp } from "./Auth/Http.js"
+import { Calendars } from "./Calendar/Calendars.js"
+import { CalendarHttp } from "./Calendar/Http.js"
 import { Ids } from "./Domain/Ids.js"
 import { Events } from "./Events/Events.js"
 import { EventsHttp } from "./Events/Http.js"
@@ -22,6 +24,8 @@ import { Readiness } from "./Ops/Readiness.js"
 import { BootstrapLive } from "./Organizations/Bootstrap.js"
 import { OrganizationsHttp } from "./Organizations/Http.js"
 import { Invitations } from "./Organizations/Invitations.js"
+import { EventInvitations } from "./Invitations/Invitations.js"
+import { InvitationsHttp } from "./Invitations/Http.js"
 import { Members } from "./Organizations/Members.js"
 import { Organizations } from "./Organizations/Organizations.js"
 import { PaymentsHttp } from "./Payments/Http.js"
@@ -29,6 +33,7 @@ import { Payments } from "./Payments/Payments.js"
 import { CustomFields } from "./Persons/CustomFields.js"
 import { CustomFieldsHttp, PersonsHttp } from "./Persons/Http.js"
 import { LoggingLive } from "./Logging.js"
+import { DispatcherLive } from "./Outbox/Dispatcher.js"
 import { Persons } from "./Persons/Persons.js"
 import { PublicOrigin } from "./PublicOrigin.js"
 import { RsvpRoutesLive } from "./Rsvp/Routes.js"
@@ -36,7 +41,6 @@ import { DashboardLive, WebLive } from "./Web/Dashboard.js"
 import { Rsvp } from "./Rsvp/Rsvp.js"
 import { GracefulShutdownLive, NodeServerLive } from "./Shutdown.js"
 import { SqlLive } from "./Sql.js"
-import { DispatcherLive } from "./Webhooks/Dispatcher.js"
 import { WebhooksHttp } from "./Webhooks/Http.js"
 import { Registrations } from "./Webhooks/Registrations.js"
 
@@ -52,6 +56,8 @@ export const ServicesLive = Layer.mergeAll(
   GuestLists.Default,
   Payments.Default,
   Registrations.Default,
+  Calendars.Default,
+  EventInvitations.Default,
   Rsvp.Default,
   Idempotency.Default,
   PublicOrigin.Default,
@@ -68,7 +74,9 @@ const HandlersLive = Layer.mergeAll(
   EventsHttp,
   GuestsHttp,
   PaymentsHttp,
-  WebhooksHttp
+  WebhooksHttp,
+  InvitationsHttp,
+  CalendarHttp
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -83,6 +91,7 @@ export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
   Layer.provide(RsvpRoutesLive.pipe(Layer.provide(Gate.Default), Layer.provide(WebLive))),
   Layer.provide(DashboardLive),
+  // the dashboard's invitations pages (registered here rather than in Web/Dashboard.ts: once only)
   Layer.provide(ErrorMappingLive),
   Layer.provide(ApiLive),
   Layer.provide(ServicesLive),

@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { type EmailSettings, parseMailFrom, smtpUrlProblem } from "../Email/Settings.js"
 import { noTrustedProxies, parseTrustedProxies, type TrustedProxies } from "../Http/ClientAddress.js"
 import * as Env from "./Env.js"
 import { parsePublicBaseUrl } from "./PublicBaseUrl.js"
@@ -46,6 +47,8 @@ export interface AppConfigShape {
     readonly concurrency: number
     readonly allowPrivateDestinations: boolean
   }
+  /** Email (`SMTP_URL` and `MAIL_FROM`, CONTRACT §14); none when both are unset. */
+  readonly email: Option.Option<EmailSettings>
   /** Reverse proxies whose forwarding headers are believed (`TRUSTED_PROXIES`). */
   readonly trustedProxies: TrustedProxies
   readonly logLevel: LogLevel.LogLevel
@@ -135,6 +138,21 @@ const bootstrap = Config.all({
   }))
 }))
 
+const email = Config.all({
+  smtpUrl: Env.optionalSecret("SMTP_URL"),
+  from: Env.optionalString("MAIL_FROM")
+}).pipe(Config.mapOrFail(({ from, smtpUrl }): Either.Either<Option.Option<EmailSettings>, ConfigError.ConfigError> => {
+  const invalid = (name: string, message: string) => Either.left(ConfigError.InvalidData([name], `${name} ${message}`))
+  if (Option.isNone(smtpUrl) && Option.isNone(from)) return Either.right(Option.none())
+  if (Option.isNone(from)) return invalid("MAIL_FROM", "must be set with SMTP_URL (the sender of every email)")
+  if (Option.isNone(smtpUrl)) return invalid("SMTP_URL", "must be set with MAIL_FROM (where emails are sent through)")
+  const problem = smtpUrlProblem(Redacted.value(smtpUrl.value).trim())
+  if (problem !== undefined) return invalid("SMTP_URL", problem)
+  const sender = parseMailFrom(from.value)
+  if (typeof sender === "string") return invalid("MAIL_FROM", `${sender} (got ${JSON.stringify(from.value)})`)
+  return Either.right(Option.some({ smtpUrl: smtpUrl.value, from: from.value, fromAddress: sender.address, fromName: sender.name }))
+}))
+
 export const appConfig: Config.Config<AppConfigShape> = Config.all({
   port: Env.integer("PORT", 3000, 0, 65535),
   host: Env.string("HOST", "0.0.0.0"),
@@ -156,6 +174,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     concurrency: Env.integer("WEBHOOK_CONCURRENCY", 16, 1, 1024),
     allowPrivateDestinations: Env.boolean("WEBHOOK_ALLOW_PRIVATE_DESTINATIONS", false)
   }),
+  email,
   trustedProxies,
   logLevel,
   shutdownGracePeriod: Env.duration("SHUTDOWN_GRACE_PERIOD", "10 seconds")

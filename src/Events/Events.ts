@@ -8,6 +8,7 @@ import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, NotFound } from "../Http/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
+import { CALENDAR_FIELDS } from "../Calendar/Ics.js"
 import { Outbox } from "../Webhooks/Outbox.js"
 import type { CreateEvent, UpdateEvent } from "./Domain.js"
 import { columnsOf, defaults, type EventInput, slugify, toEvent } from "./EventMapping.js"
@@ -156,6 +157,8 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
           }
         }
         if (Object.keys(changes).length > 0) yield* repo.update(row.id, changes, at)
+        // calendars replace an entry only by a higher SEQUENCE: any change to what the file shows counts
+        if (changed.some((field) => CALENDAR_FIELDS.has(field))) yield* repo.reviseCalendar(row.id)
         if (hostIds !== undefined) {
           const current = (yield* repo.hosts([row.id])).map((h) => h.public_id).sort()
           const wanted = [...new Set(input.hostUserIds!)].sort()

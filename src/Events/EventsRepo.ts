@@ -44,12 +44,14 @@ export const EventRow = Schema.Struct({
   ticketing_enabled: Schema.Number,
   rsvp_questions: Schema.String,
   custom_columns: Schema.String,
+  /** The calendar revision (iCalendar `SEQUENCE`): grows when anything a calendar file shows changes. */
+  calendar_sequence: Schema.Number,
   updated_at: Schema.String
 })
 export type EventRow = typeof EventRow.Type
 
 /** The writable columns of an event row. */
-export type EventColumns = Omit<EventRow, "id" | "public_id" | "organization_id" | "updated_at">
+export type EventColumns = Omit<EventRow, "id" | "public_id" | "organization_id" | "updated_at" | "calendar_sequence">
 
 const HostRow = Schema.Struct({ event_id: Schema.Number, public_id: Schema.String })
 
@@ -143,6 +145,9 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
     const update = (id: number, changes: Partial<EventColumns>, at: string) =>
       sql`UPDATE events SET ${sql.update({ ...changes, updated_at: at })} WHERE id = ${id}`
 
+    /** One more calendar revision: what calendars show of the event changed. */
+    const reviseCalendar = (id: number) => sql`UPDATE events SET calendar_sequence = calendar_sequence + 1 WHERE id = ${id}`
+
     const hosts = (eventIds: ReadonlyArray<number>) =>
       eventIds.length === 0
         ? Effect.succeed<ReadonlyArray<typeof HostRow.Type>>([])
@@ -169,6 +174,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
           Effect.map((rows) => new Map(rows.map((r) => [String(r["public_id"]), Number(r["id"])])))
         )
 
-    return { byPublicId, byId, bySlug, list, browse, countBrowse, usualTimezone, slugTaken, insert, update, hosts, setHosts, memberIds } as const
+    return { byPublicId, byId, bySlug, list, browse, countBrowse, usualTimezone, slugTaken, insert, update, reviseCalendar, hosts, setHosts, memberIds } as const
   })
 }) {}

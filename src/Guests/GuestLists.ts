@@ -309,7 +309,24 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       return { event, guest: loaded.guests[0]!, row: loaded.rows[0]! }
     })
 
-    return { list, search, add, update, remove, render, counts, page, guest } as const
+    /**
+     * The RSVP link token of each given guest (ids of the event's guest links), created where
+     * missing as `generateRsvpLinks` does; stable once created. Runs in the caller's transaction.
+     */
+    const ensureInviteTokens = (guestIds: ReadonlyArray<number>) =>
+      Effect.gen(function*() {
+        const tokens = yield* repo.inviteTokens(guestIds)
+        const at = yield* nowIso
+        for (const guestId of guestIds) {
+          if (tokens.has(guestId)) continue
+          const token = yield* ids.secret(24)
+          yield* repo.addInvite(guestId, token, at)
+          tokens.set(guestId, token)
+        }
+        return tokens
+      })
+
+    return { list, search, add, update, remove, render, counts, page, guest, ensureInviteTokens } as const
   }),
   dependencies: [
     GuestsRepo.Default,

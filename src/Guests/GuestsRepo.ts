@@ -232,6 +232,18 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       direct.run(sql`INSERT INTO invites (event_guest_id, token, created_at) VALUES (${guestId}, ${token}, ${at})
           ON CONFLICT (event_guest_id) DO NOTHING`)
 
+    /** The invite tokens the given guests have (guests without one are absent). */
+    const inviteTokens = (guestIds: ReadonlyArray<number>) =>
+      guestIds.length === 0
+        ? Effect.succeed(new Map<number, string>())
+        : Effect.map(
+          direct.rows<{ event_guest_id: number; token: string }>(
+            sql`SELECT event_guest_id, token FROM invites
+                WHERE event_guest_id IN (SELECT value FROM json_each(${JSON.stringify(guestIds)}))`
+          ),
+          (rows) => new Map(rows.map((r) => [r.event_guest_id, r.token]))
+        )
+
     /** A person's events (active links only), by event date: their `eventHistory`. */
     const eventsOfPerson = ({ organizationId, personId }: { personId: number; organizationId: number }) =>
       direct.rows<{
@@ -292,7 +304,8 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       update,
       remove,
       addHistory,
-      addInvite
+      addInvite,
+      inviteTokens
     } as const
   })
 }) {}

@@ -9,6 +9,7 @@ import { CoreRoutesLive } from "./CoreRoutes.js"
 import { AccountRoutesLive } from "./AccountRoutes.js"
 import { EventsRoutesLive } from "./EventsRoutes.js"
 import { GuestsRoutesLive } from "./GuestsRoutes.js"
+import { InvitationsRoutesLive } from "./InvitationsRoutes.js"
 import { MembersRoutesLive } from "./MembersRoutes.js"
 import { TeamRoutesLive } from "./TeamRoutes.js"
 import { WebhooksRoutesLive } from "./WebhooksRoutes.js"
@@ -21,6 +22,7 @@ export const DashboardLive = Layer.mergeAll(
   CoreRoutesLive,
   EventsRoutesLive,
   GuestsRoutesLive,
+  InvitationsRoutesLive,
   MembersRoutesLive,
   TeamRoutesLive,
   WebhooksRoutesLive,

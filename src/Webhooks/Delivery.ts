@@ -15,9 +15,10 @@ import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Random from "effect/Random"
 import * as Stream from "effect/Stream"
-import type { AttemptRow, Outcome } from "./WebhooksRepo.js"
+import type { Outcome } from "../Outbox/OutboxRepo.js"
+import { afterFailure } from "../Outbox/Retry.js"
+import type { AttemptRow } from "./WebhooksRepo.js"
 import { sign } from "./Signing.js"
 
 /** The most of a response body ever read. */
@@ -146,25 +147,9 @@ export const attempt = (
       : failure === null
       ? `HTTP ${status}`
       : `HTTP ${status}, then ${failure}`
-    const attemptsMade = row.attempts + 1
-    if (gone || attemptsMade >= row.max_attempts) {
-      return {
-        outcome: { deliveryId: row.id, status: "failed", statusCode: status, error, response, nextAttemptAt: null },
-        gone
-      }
-    }
-    const delay = options.schedule[Math.min(row.attempts, options.schedule.length - 1)]!
-    const jitter = yield* Random.nextRange(0.9, 1.1)
-    const now = yield* Clock.currentTimeMillis
+    const next = yield* afterFailure(row, options.schedule, gone)
     return {
-      outcome: {
-        deliveryId: row.id,
-        status: "pending",
-        statusCode: status,
-        error,
-        response,
-        nextAttemptAt: now + Math.round(Duration.toMillis(delay) * jitter)
-      },
-      gone: false
+      outcome: { deliveryId: row.id, status: next.status, statusCode: status, error, response, nextAttemptAt: next.nextAttemptAt },
+      gone
     }
   })

@@ -1,17 +1,19 @@
 /**
- * The transactional outbox (CONTRACT §8). Notifications are written by the same transaction as the
- * change that causes them, one message fanned out to the registrations existing at that moment;
- * a change that rolls back leaves none, and a committed one survives crashes. Writing wakes the
- * dispatcher, so the first attempt follows the commit without a polling delay.
+ * Webhook notifications into the transactional outbox (CONTRACT §8). Notifications are written by
+ * the same transaction as the change that causes them, one message fanned out to the registrations
+ * existing at that moment: a delivery of channel `webhook` each (Outbox/OutboxRepo.ts); a change
+ * that rolls back leaves none, and a committed one survives crashes. Writing wakes the dispatcher
+ * (Outbox/Dispatcher.ts), so the first attempt follows the commit without a polling delay.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Queue from "effect/Queue"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import type { GuestListChange } from "../Guests/Changes.js"
 import { historyOf } from "../Guests/GuestView.js"
+import { OutboxRepo } from "../Outbox/OutboxRepo.js"
+import { OutboxWakeups } from "../Outbox/Wakeups.js"
 import { TEST_MESSAGE_PREFIX } from "./Domain.js"
 import { eventBody, eventPersonBody, type GuestSnapshot, guestListBody, type WebhookType } from "./Payloads.js"
 import { WebhooksRepo } from "./WebhooksRepo.js"
@@ -19,10 +21,10 @@ import { WebhooksRepo } from "./WebhooksRepo.js"
 export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
   effect: Effect.gen(function*() {
     const repo = yield* WebhooksRepo
+    const deliveries = yield* OutboxRepo
+    const wakeups = yield* OutboxWakeups
     const ids = yield* Ids
     const { webhooks } = yield* AppConfig
-    /** Pulses for the dispatcher: something new may be due. */
-    const wakeups = yield* Queue.sliding<void>(1)
     const maxAttempts = 1 + webhooks.retrySchedule.length
 
     /** Stores one message per body for every current registration of `type` (inside the caller's transaction). */
@@ -42,18 +44,18 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
             at
           })
           for (const webhookId of subscribers) {
-            yield* repo.insertDelivery({
+            yield* deliveries.insert({
               publicId: yield* ids.uuid,
-              messageId,
-              webhookId,
+              channel: "webhook",
               organizationId,
+              webhook: { messageId, webhookId },
               maxAttempts,
               dueAt: now,
               at
             })
           }
         }
-        yield* Queue.offer(wakeups, undefined)
+        yield* wakeups.wake
       })
 
     /**
@@ -73,8 +75,16 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
           at
         })
         const publicId = yield* ids.uuid
-        yield* repo.insertDelivery({ publicId, messageId, webhookId, organizationId, maxAttempts, dueAt: now, at })
-        yield* Queue.offer(wakeups, undefined)
+        yield* deliveries.insert({
+          publicId,
+          channel: "webhook",
+          organizationId,
+          webhook: { messageId, webhookId },
+          maxAttempts,
+          dueAt: now,
+          at
+        })
+        yield* wakeups.wake
         return publicId
       })
 
@@ -121,7 +131,7 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
     const eventUpdated = (organizationId: number, event: EventRow, updatedFields: ReadonlyArray<string>, at: string) =>
       updatedFields.length === 0 ? Effect.void : enqueue(organizationId, "Event", [eventBody(event, updatedFields, at)])
 
-    return { enqueue, enqueueTest, guestListChanged, eventPersonsChanged, eventUpdated, wakeups, wake: Queue.offer(wakeups, undefined), maxAttempts } as const
+    return { enqueue, enqueueTest, guestListChanged, eventPersonsChanged, eventUpdated, wake: wakeups.wake, maxAttempts } as const
   }),
-  dependencies: [WebhooksRepo.Default, Ids.Default]
+  dependencies: [WebhooksRepo.Default, OutboxRepo.Default, OutboxWakeups.Default, Ids.Default]
 }) {}

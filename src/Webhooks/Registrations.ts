@@ -9,6 +9,7 @@ import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, NotFound } from "../Http/Errors.js"
+import { OutboxRepo } from "../Outbox/OutboxRepo.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { refusalOf } from "./Destinations.js"
 import { type Delivery, type Registration, TEST_MESSAGE_PREFIX } from "./Domain.js"
@@ -51,6 +52,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* WebhooksRepo
+    const outboxRepo = yield* OutboxRepo
     const outbox = yield* Outbox
     const ids = yield* Ids
     const { webhooks } = yield* AppConfig
@@ -79,7 +81,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
       Effect.gen(function*() {
         const cancelled = yield* repo.countPending(webhookId)
         yield* repo.softDelete(webhookId, at)
-        yield* repo.cancelPending(webhookId, "registration deleted", at)
+        yield* outboxRepo.cancelPendingOfWebhook(webhookId, "registration deleted", at)
         return cancelled
       })
 
@@ -137,7 +139,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
           : Effect.gen(function*() {
             const cancelled = yield* repo.countPending(webhookId)
             yield* repo.disable(webhookId, at)
-            yield* repo.cancelPending(webhookId, "registration disabled by the operator", at)
+            yield* outboxRepo.cancelPendingOfWebhook(webhookId, "registration disabled by the operator", at)
             return cancelled
           }))
     })
@@ -213,12 +215,12 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
       if (found.status !== "failed" && found.status !== "cancelled") {
         return yield* new Conflict({ message: `The delivery is ${found.status}; only failed or cancelled deliveries are retried` })
       }
-      yield* repo.retry(found.id, now, new Date(now).toISOString()).pipe(Effect.orDie)
+      yield* outboxRepo.retry(found.id, now, new Date(now).toISOString()).pipe(Effect.orDie)
       yield* outbox.wake
       return { success: true as const }
     })
 
     return { register, unregister, summaries, setState, remove, sample, secret, sendTest, delivery, deliveries, retry } as const
   }),
-  dependencies: [WebhooksRepo.Default, Outbox.Default, Ids.Default]
+  dependencies: [WebhooksRepo.Default, OutboxRepo.Default, Outbox.Default, Ids.Default]
 }) {}

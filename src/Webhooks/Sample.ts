@@ -28,6 +28,7 @@ const event: EventRow = {
   location_postal_code: "75001",
   location_country: "FR",
   custom_columns: JSON.stringify(["Table"]),
+  calendar_sequence: 0,
   updated_at: at
 }
 

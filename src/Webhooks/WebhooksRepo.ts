@@ -1,4 +1,7 @@
-/** Webhook registrations, the outbox (messages and their deliveries), and the delivery log. */
+/**
+ * Webhook registrations, their messages, and the delivery log: the webhook rows of the outbox
+ * (`outbox_deliveries` of channel `webhook`, written by OutboxRepo) with what they carry.
+ */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
@@ -47,16 +50,6 @@ export const DeliveryListRow = Schema.Struct({
 })
 export type DeliveryListRow = typeof DeliveryListRow.Type
 
-export interface Outcome {
-  readonly deliveryId: number
-  readonly status: "pending" | "delivered" | "failed"
-  readonly statusCode: number | null
-  readonly error: string | null
-  /** The start of the receiver's answer (null when none came). */
-  readonly response: string | null
-  readonly nextAttemptAt: number | null
-}
-
 /** A registration as the operator (admin CLI) and the dashboard see it, with its deliveries still owed and given up. */
 export const RegistrationSummaryRow = Schema.Struct({
   public_id: Schema.String,
@@ -95,13 +88,13 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       Result: RegistrationSummaryRow,
       execute: (organizationId) =>
         sql`SELECT w.public_id, w.url, w.type, w.created_at, w.disabled_at,
-              (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending') AS pending,
-              (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'failed') AS failed
+              (SELECT count(*) FROM outbox_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending') AS pending,
+              (SELECT count(*) FROM outbox_deliveries d WHERE d.webhook_id = w.id AND d.status = 'failed') AS failed
             FROM webhooks w WHERE w.organization_id = ${organizationId} AND w.deleted_at IS NULL ORDER BY w.id`
     })
 
     const countPending = (webhookId: number) =>
-      sql`SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ${webhookId} AND status = 'pending'`.pipe(
+      sql`SELECT count(*) AS n FROM outbox_deliveries WHERE webhook_id = ${webhookId} AND status = 'pending'`.pipe(
         Effect.map((rows) => Number(rows[0]!["n"]))
       )
 
@@ -115,12 +108,6 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       sql`UPDATE webhooks SET disabled_at = coalesce(disabled_at, ${at}) WHERE id = ${id}`
 
     const softDelete = (id: number, at: string) => sql`UPDATE webhooks SET deleted_at = ${at} WHERE id = ${id}`
-
-    /** Ends every pending delivery of a registration as cancelled. */
-    const cancelPending = (webhookId: number, reason: string, at: string) =>
-      sql`UPDATE webhook_deliveries SET status = 'cancelled', last_error = ${reason}, next_attempt_at = NULL,
-            claimed_until = NULL, updated_at = ${at}
-          WHERE webhook_id = ${webhookId} AND status = 'pending'`
 
     /** The registrations a new notification fans out to: those existing (and enabled) right now. */
     const subscribers = (organizationId: number, type: string) =>
@@ -136,61 +123,15 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       direct.run(sql`INSERT INTO webhook_messages (public_id, organization_id, type, payload, created_at)
           VALUES (${row.publicId}, ${row.organizationId}, ${row.type}, ${row.payload}, ${row.at})`)
 
-    const insertDelivery = (row: {
-      publicId: string
-      messageId: number
-      webhookId: number
-      organizationId: number
-      maxAttempts: number
-      dueAt: number
-      at: string
-    }) =>
-      direct.run(sql`INSERT INTO webhook_deliveries
-            (public_id, message_id, webhook_id, organization_id, status, max_attempts, next_attempt_at, created_at, updated_at)
-          VALUES (${row.publicId}, ${row.messageId}, ${row.webhookId}, ${row.organizationId}, 'pending', ${row.maxAttempts},
-                  ${row.dueAt}, ${row.at}, ${row.at})`)
-
-    /** Due deliveries not claimed by an attempt in progress, oldest due first. */
-    const due = (now: number, limit: number) =>
-      sql`SELECT id, webhook_id FROM webhook_deliveries
-          WHERE status = 'pending' AND next_attempt_at <= ${now} AND (claimed_until IS NULL OR claimed_until < ${now})
-          ORDER BY next_attempt_at, id LIMIT ${limit}`.pipe(
-        Effect.map((rows) => rows.map((r) => ({ id: Number(r["id"]), webhookId: Number(r["webhook_id"]) })))
-      )
-
-    /** When the next delivery not claimed by an attempt in progress is due. */
-    const nextDue = (now: number) =>
-      sql`SELECT min(next_attempt_at) AS at FROM webhook_deliveries
-          WHERE status = 'pending' AND (claimed_until IS NULL OR claimed_until < ${now})`.pipe(
-        Effect.map((rows) => (rows[0]?.["at"] == null ? null : Number(rows[0]["at"])))
-      )
-
-    const claim = (ids: ReadonlyArray<number>, until: number) =>
-      sql`UPDATE webhook_deliveries SET claimed_until = ${until}
-          WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) AND status = 'pending'`
-
-    /** Claims left by a previous process (a crash mid-attempt) are released at start. */
-    const releaseAllClaims = sql`UPDATE webhook_deliveries SET claimed_until = NULL WHERE claimed_until IS NOT NULL`
-
-    const release = (id: number) => sql`UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ${id}`
-
     const attempt = SqlSchema.findOne({
       Request: Schema.Number,
       Result: AttemptRow,
       execute: (id) =>
         sql`SELECT d.id, d.status, d.attempts, d.max_attempts, d.webhook_id, w.url, w.secret,
               m.public_id AS message_id, m.payload
-            FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
+            FROM outbox_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
             WHERE d.id = ${id}`
     })
-
-    /** Records an attempt's outcome, unless the delivery was cancelled meanwhile. */
-    const record = (outcome: Outcome, at: string) =>
-      sql`UPDATE webhook_deliveries
-          SET status = ${outcome.status}, attempts = attempts + 1, last_status_code = ${outcome.statusCode},
-              last_error = ${outcome.error}, last_response = ${outcome.response},
-              next_attempt_at = ${outcome.nextAttemptAt}, claimed_until = NULL, updated_at = ${at}
-          WHERE id = ${outcome.deliveryId} AND status = 'pending'`
 
     const deliveryColumns = sql.literal(`d.public_id, m.public_id AS message_id, m.type, w.url, d.status, d.attempts,
       d.last_status_code, d.last_error, d.last_response, d.created_at, d.next_attempt_at, w.disabled_at, w.deleted_at`)
@@ -205,8 +146,8 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       Result: DeliveryListRow,
       execute: ({ limit, organizationId, skip, status }) =>
         sql`SELECT ${deliveryColumns}
-            FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
-            WHERE d.organization_id = ${organizationId} ${status === null ? sql.literal("") : sql`AND d.status = ${status}`}
+            FROM outbox_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
+            WHERE d.organization_id = ${organizationId} AND d.channel = 'webhook' ${status === null ? sql.literal("") : sql`AND d.status = ${status}`}
             ORDER BY d.id DESC LIMIT ${limit} OFFSET ${skip}`
     })
 
@@ -216,26 +157,21 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       Result: DeliveryListRow,
       execute: ({ organizationId, publicId }) =>
         sql`SELECT ${deliveryColumns}
-            FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
-            WHERE d.organization_id = ${organizationId} AND d.public_id = ${publicId}`
+            FROM outbox_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
+            WHERE d.organization_id = ${organizationId} AND d.channel = 'webhook' AND d.public_id = ${publicId}`
     })
 
     const count = (organizationId: number, status: string | null) =>
-      sql`SELECT count(*) AS n FROM webhook_deliveries
-          WHERE organization_id = ${organizationId} ${status === null ? sql.literal("") : sql`AND status = ${status}`}`.pipe(
+      sql`SELECT count(*) AS n FROM outbox_deliveries
+          WHERE organization_id = ${organizationId} AND channel = 'webhook' ${status === null ? sql.literal("") : sql`AND status = ${status}`}`.pipe(
         Effect.map((rows) => Number(rows[0]!["n"]))
       )
 
     const byPublicId = (organizationId: number, publicId: string) =>
-      sql`SELECT id, status FROM webhook_deliveries WHERE organization_id = ${organizationId} AND public_id = ${publicId}`.pipe(
+      sql`SELECT id, status FROM outbox_deliveries
+          WHERE organization_id = ${organizationId} AND channel = 'webhook' AND public_id = ${publicId}`.pipe(
         Effect.map((rows) => (rows.length === 0 ? undefined : { id: Number(rows[0]!["id"]), status: String(rows[0]!["status"]) }))
       )
-
-    /** One more attempt, now. */
-    const retry = (id: number, now: number, at: string) =>
-      sql`UPDATE webhook_deliveries SET status = 'pending', max_attempts = attempts + 1, next_attempt_at = ${now},
-            claimed_until = NULL, updated_at = ${at}
-          WHERE id = ${id} AND status IN ('failed', 'cancelled')`
 
     return {
       active,
@@ -246,22 +182,13 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       enable,
       disable,
       softDelete,
-      cancelPending,
       subscribers,
       insertMessage,
-      insertDelivery,
-      due,
-      nextDue,
-      claim,
-      releaseAllClaims,
-      release,
       attempt,
-      record,
       list,
       one,
       count,
-      byPublicId,
-      retry
+      byPublicId
     } as const
   })
 }) {}

@@ -261,6 +261,12 @@ export const GuestListPage = (props: {
         actions={
           <>
             {props.canWrite ? <a class="button" href={site.href(eventPath(event, "/guests/add"))}>Add guests</a> : null}
+            {props.canWrite
+              ? props.counts.total > 0
+                // sends the guests ticked below (none: choose by status on the next page)
+                ? <button type="submit" form="bulk" formaction={site.href(eventPath(event, "/invitations/new"))} class="secondary">Send invitations</button>
+                : <a class="button secondary" href={site.href(eventPath(event, "/invitations/new"))}>Send invitations</a>
+              : null}
             <a class="button secondary" href={site.href(eventPath(event, "/checkin"))}>Door check-in</a>
           </>
         }

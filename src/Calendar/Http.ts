@@ -1,0 +1,21 @@
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import { Api } from "../Api.js"
+import { CurrentCaller } from "../Domain/Caller.js"
+import { Calendars } from "./Calendars.js"
+import { CALENDAR_CONTENT_TYPE } from "./Ics.js"
+
+/** A calendar file as a download. */
+export const calendarResponse = (filename: string, text: string) =>
+  HttpServerResponse.text(text, { contentType: CALENDAR_CONTENT_TYPE }).pipe(
+    HttpServerResponse.setHeader("content-disposition", `attachment; filename="${filename}"`)
+  )
+
+export const CalendarHttp = HttpApiBuilder.group(Api, "calendar", (handlers) =>
+  Effect.gen(function*() {
+    const calendars = yield* Calendars
+    return handlers.handle("eventCalendar", ({ path }) =>
+      Effect.flatMap(CurrentCaller, (caller) =>
+        Effect.map(calendars.ofEvent(caller, path.id), ({ filename, text }) => calendarResponse(filename, text))))
+  }))

@@ -1,0 +1,166 @@
+/**
+ * At-least-once delivery of the outbox, every channel alike (webhooks, emails), by a supervised,
+ * bounded pool of fibers owned by a scoped layer.
+ *
+ * A claimer fiber takes due deliveries from the outbox, marks them claimed (a lease, so a crashed
+ * process's claims are simply taken again) and hands them to `WEBHOOK_CONCURRENCY` worker fibers,
+ * which give each to its channel for one attempt. It wakes when the outbox is written, when a
+ * worker frees a slot, or when the next retry is due.
+ *
+ * Fairness: one destination (a webhook registration, the SMTP server) holds at most a quarter of
+ * the slots, so a slow or dead receiver cannot starve the others; and each channel's due deliveries
+ * are looked up on their own, so a backlog of one channel held back by its cap never hides the
+ * other channel's. On shutdown, attempts in flight finish within the grace period or are released,
+ * uncounted, to be attempted again.
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import { AppConfig } from "../Config/AppConfig.js"
+import { emailChannel } from "../Email/EmailChannel.js"
+import { Mailer } from "../Email/Mailer.js"
+import { webhookChannel } from "../Webhooks/WebhookChannel.js"
+import { WebhooksRepo } from "../Webhooks/WebhooksRepo.js"
+import { EmailsRepo } from "../Email/EmailsRepo.js"
+import { perDestination } from "./Fairness.js"
+import { type DeliveryChannel, type DueDelivery, OutboxRepo } from "./OutboxRepo.js"
+import { OutboxWakeups } from "./Wakeups.js"
+
+/** How long a claim lasts beyond the attempt's own timeout. */
+export const LEASE_MARGIN = Duration.seconds(30)
+/** The longest the claimer sleeps without a wake-up. */
+const IDLE_POLL = Duration.seconds(1)
+
+/** How one channel sends: the dispatcher claims, a channel attempts and records. */
+export interface Channel {
+  readonly name: DeliveryChannel
+  /**
+   * One attempt at a claimed delivery, its outcome recorded whole or not at all. An interruption
+   * before recording leaves the claim to be released (the attempt is not counted).
+   */
+  readonly deliver: (id: number) => Effect.Effect<void, unknown>
+}
+
+/** The pool over the given channels; runs until its scope closes. */
+export const dispatch = (channels: ReadonlyArray<Channel>) =>
+  Effect.gen(function*() {
+    const { shutdownGracePeriod, webhooks } = yield* AppConfig
+    const repo = yield* OutboxRepo
+    const wakeups = yield* OutboxWakeups
+    const byName = new Map(channels.map((c) => [c.name, c]))
+    const slots = webhooks.concurrency
+    const share = perDestination(slots)
+    const lease = Duration.toMillis(webhooks.timeout) + Duration.toMillis(LEASE_MARGIN)
+    /** Attempts in flight per destination. */
+    const inFlight = yield* Ref.make(HashMap.empty<string, number>())
+    const work = yield* Queue.bounded<DueDelivery>(slots)
+
+    const countOf = (map: HashMap.HashMap<string, number>) => HashMap.reduce(map, 0, (sum, n) => sum + n)
+    const adjust = (destination: string, by: number) =>
+      Ref.update(inFlight, (map) => {
+        const next = Option.getOrElse(HashMap.get(map, destination), () => 0) + by
+        return next <= 0 ? HashMap.remove(map, destination) : HashMap.set(map, destination, next)
+      })
+
+    const deliver = (item: DueDelivery) =>
+      Effect.suspend(() => byName.get(item.channel)!.deliver(item.id)).pipe(
+        Effect.onInterrupt(() => Effect.ignore(repo.release(item.id))),
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.logError(`Outbox delivery (${item.channel}) failed unexpectedly`, cause)
+        ),
+        Effect.annotateLogs({ deliveryId: item.id, channel: item.channel })
+      )
+
+    const worker = Effect.forever(
+      Effect.flatMap(Queue.take(work), (item) =>
+        deliver(item).pipe(Effect.ensuring(Effect.zipRight(adjust(item.destination, -1), wakeups.wake))))
+    )
+
+    /**
+     * Claims what is due and fits the free slots; returns how long to wait before looking again:
+     * no time after claiming (there may be more), else until the next unclaimed delivery is due, at
+     * most a second. Slots freed by workers and new outbox rows cut the wait short.
+     */
+    const claimDue = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const busy = yield* Ref.get(inFlight)
+      const free = slots - countOf(busy)
+      if (free <= 0) return IDLE_POLL
+      const perDestinationUsed = new Map(HashMap.toEntries(busy))
+      // each channel's own oldest due deliveries, then all of them oldest first
+      const candidates = (yield* Effect.forEach(channels, (c) => repo.due(c.name, now, free * 4))).flat()
+        .sort((a, b) => a.dueAt - b.dueAt || a.id - b.id)
+      const chosen: Array<DueDelivery> = []
+      for (const candidate of candidates) {
+        if (chosen.length === free) break
+        const used = perDestinationUsed.get(candidate.destination) ?? 0
+        if (used >= share) continue
+        perDestinationUsed.set(candidate.destination, used + 1)
+        chosen.push(candidate)
+      }
+      if (chosen.length > 0) {
+        yield* repo.claim(chosen.map((c) => c.id), now + lease)
+        for (const c of chosen) {
+          yield* adjust(c.destination, 1)
+          yield* Queue.offer(work, c)
+        }
+        return Duration.zero
+      }
+      // due deliveries held back by their destination's share wait for a slot to free up
+      if (candidates.length > 0) return IDLE_POLL
+      const next = yield* repo.nextDue(now)
+      return next === null ? IDLE_POLL : Duration.min(IDLE_POLL, Duration.millis(Math.max(1, next - now)))
+    }).pipe(
+      Effect.catchAllCause((cause) => Effect.as(Effect.logError("Outbox claimer failed; retrying", cause), IDLE_POLL))
+    )
+
+    const claimer = Effect.forever(
+      Effect.flatMap(claimDue, (wait) =>
+        Duration.toMillis(wait) === 0
+          ? Effect.void
+          : Effect.raceFirst(wakeups.next, Effect.sleep(wait)))
+    )
+
+    // Claims from before this start belong to attempts that died with their process.
+    yield* repo.releaseAllClaims.pipe(Effect.orDie)
+
+    const workers = yield* FiberSet.make()
+    for (let i = 0; i < slots; i++) yield* FiberSet.run(workers, worker)
+    const claiming = yield* Effect.forkScoped(claimer)
+
+    // Shutdown: stop claiming, let attempts in flight finish within the grace period, then
+    // interrupt the rest (their claims are released, their attempts not counted).
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        yield* Fiber.interrupt(claiming)
+        yield* Ref.get(inFlight).pipe(
+          Effect.repeat({ until: (map) => HashMap.size(map) === 0, schedule: Schedule.spaced(Duration.millis(20)) }),
+          // finalizers run uninterruptibly: without this, the timeout could not cut the wait short
+          Effect.interruptible,
+          Effect.timeout(shutdownGracePeriod),
+          Effect.ignore
+        )
+      })
+    )
+  })
+
+/**
+ * The dispatcher of the service: webhooks and emails. The channels' own resources (the HTTP
+ * agent, the SMTP connections) are closed after the pool stops.
+ */
+export const DispatcherLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const webhooks = yield* webhookChannel
+  const emails = yield* emailChannel
+  yield* dispatch([webhooks, emails])
+})).pipe(Layer.provide([OutboxRepo.Default, OutboxWakeups.Default, WebhooksRepo.Default, EmailsRepo.Default, Mailer.Default]))

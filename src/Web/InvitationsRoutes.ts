@@ -1,0 +1,263 @@
+/**
+ * Invitations by email in the dashboard (CONTRACT §14): an event's invitations log (Viewer and
+ * above), and sending (Team Member and above) in three steps: choose the recipients and write the
+ * email, preview the real email for one of them, send. The same `EventInvitations` service as
+ * `POST /event/:id/invitations`, with the same schema for what the form sends, so the emails, the
+ * outbox and the refusals are identical. Works without JavaScript: the guest list's selection
+ * arrives as a POST of its checkboxes.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type { EventRow } from "../Events/EventsRepo.js"
+import { defaultSubject } from "../Email/InvitationEmail.js"
+import type { InvalidRequest } from "../Http/Errors.js"
+import { SendInvitations } from "../Invitations/Domain.js"
+import { type Audience, EventInvitations } from "../Invitations/Invitations.js"
+import { dateTimeIn, plural } from "./Format.js"
+import type { EventSummary } from "./Pages/Guests.js"
+import {
+  type ComposeErrors,
+  type ComposeForm,
+  ComposePage,
+  INVITATIONS_PER_PAGE,
+  InvitationsPage,
+  NotConfiguredPage,
+  PreviewPage,
+  type Recipient
+} from "./Pages/Invitations.js"
+import { type Form, type Viewer, Web } from "./Web.js"
+
+const decodeSend = Schema.decodeUnknownEither(SendInvitations, { errors: "all" })
+
+const summaryOf = (event: EventRow): EventSummary => ({
+  id: event.public_id,
+  name: event.name,
+  when: dateTimeIn(event.primary_date, event.timezone),
+  timezone: event.timezone,
+  slug: event.slug
+})
+
+const eventId = Effect.map(HttpRouter.params, (params) => params["id"] ?? "")
+
+/** The form as posted (the guest list's selection, the compose form, or the preview's hidden fields). */
+const composeFormOf = (form: Form): ComposeForm => {
+  const personIds = [...new Set(form.getAll("personId").filter((id) => id !== ""))]
+  const statuses = [...new Set(form.getAll("status").filter((s) => s !== ""))]
+  const audience = form.get("audience") === "statuses" || (form.get("audience") === "" && personIds.length === 0) ? "statuses" : "selected"
+  return { audience, personIds, statuses, subject: form.get("subject"), message: form.raw("message").replace(/\r\n?/g, "\n").trim() }
+}
+
+/** The API's body for a form: what the schema checks, and what the service takes. */
+const bodyOf = (form: ComposeForm) => ({
+  ...(form.audience === "selected" ? { personIds: form.personIds } : { statuses: form.statuses }),
+  ...(form.subject === "" ? {} : { subject: form.subject }),
+  ...(form.message === "" ? {} : { message: form.message })
+})
+
+/** Schema and service refusals as errors beside the form's fields. */
+const errorsOf = (issues: ReadonlyArray<{ readonly path: string; readonly message: string }>, form: ComposeForm): ComposeErrors => {
+  const errors: { -readonly [K in keyof ComposeErrors]: string } = {}
+  for (const issue of issues) {
+    const field = issue.path.split(".")[0]
+    if (field === "subject") errors.subject ??= `The subject ${issue.message}.`
+    else if (field === "message") errors.message ??= `The message ${issue.message}.`
+    else {
+      errors.audience ??= form.audience === "selected"
+        ? form.personIds.length === 0
+          ? "Tick at least one guest, or choose guests by RSVP status."
+          : "Some of the selected guests are no longer on the guest list. Go back to the guest list and select them again."
+        : form.statuses.length === 0
+        ? "Choose at least one RSVP status."
+        : issue.message.startsWith("match more")
+        ? `These statuses ${issue.message}.`
+        : "Choose RSVP statuses from the list."
+    }
+  }
+  return errors
+}
+
+const issuesOfParse = (error: ParseResult.ParseError) =>
+  ParseResult.ArrayFormatter.formatErrorSync(error).map((i) => ({ path: i.path.map(String).join("."), message: i.message }))
+
+const issuesOfInvalid = (error: InvalidRequest) => error.issues ?? [{ path: "", message: error.message }]
+
+export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const web = yield* Web
+    const invitations = yield* EventInvitations
+    const { site } = web
+
+    const recipientOf = (r: { public_id: string; first_name: string; last_name: string; email: string }): Recipient => ({
+      personId: r.public_id,
+      name: `${r.first_name} ${r.last_name}`.trim(),
+      email: r.email
+    })
+
+    const blockedOf = (event: EventRow) =>
+      event.slug === null
+        ? "This event has no public page (no address), so invitations would have no RSVP link. Give it an address on the event's form first."
+        : undefined
+
+    /** The compose form, with the selected guests as found on the list. */
+    const compose = (viewer: Viewer, id: string, form: ComposeForm, errors: ComposeErrors, status: number) =>
+      Effect.gen(function*() {
+        const overview = yield* invitations.overview(viewer.caller, id)
+        const selected = form.personIds.length === 0
+          ? []
+          : (yield* invitations.preview(viewer.caller, id, { personIds: form.personIds }, {}).pipe(
+            Effect.map(({ recipients }) => recipients.map(recipientOf)),
+            // a selection naming guests no longer on the list shows those still on it
+            Effect.catchTag("InvalidRequest", () => Effect.succeed<ReadonlyArray<Recipient>>([]))
+          ))
+        return web.render(
+          ComposePage({
+            site,
+            member: viewer.member,
+            event: summaryOf(overview.event),
+            form: selected.length === 0 ? { ...form, audience: "statuses" } : form,
+            selected,
+            guestsByStatus: overview.guestsByStatus,
+            defaultSubject: defaultSubject(overview.event.name),
+            errors,
+            blocked: blockedOf(overview.event)
+          }),
+          status
+        )
+      })
+
+    const notConfigured = (viewer: Viewer, id: string, status: number) =>
+      Effect.map(invitations.overview(viewer.caller, id), ({ event }) =>
+        web.render(NotConfiguredPage({ site, member: viewer.member, event: summaryOf(event) }), status))
+
+    // the log: Viewer and above
+    yield* router.get(
+      "/app/events/:id/invitations",
+      web.page("Viewer", (viewer) =>
+        Effect.gen(function*() {
+          const id = yield* eventId
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const skipParam = Number(new URL(request.url, "http://x").searchParams.get("skip") ?? "0")
+          const skip = Number.isSafeInteger(skipParam) && skipParam > 0 ? skipParam : 0
+          const overview = yield* invitations.overview(viewer.caller, id)
+          const log = yield* invitations.list(viewer.caller, id, { limit: INVITATIONS_PER_PAGE, skip })
+          return web.render(InvitationsPage({
+            site,
+            member: viewer.member,
+            flash: viewer.flash,
+            event: summaryOf(overview.event),
+            configured: invitations.configured,
+            canSend: viewer.can("Team Member"),
+            byState: overview.byState,
+            invitations: log.invitations,
+            total: log.total,
+            skip
+          }))
+        }))
+    )
+
+    // a fresh form: every Invited guest, unless the link names a status
+    yield* router.get(
+      "/app/events/:id/invitations/new",
+      web.page("Team Member", (viewer) =>
+        Effect.gen(function*() {
+          const id = yield* eventId
+          if (!invitations.configured) return yield* notConfigured(viewer, id, 200)
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const status = new URL(request.url, "http://x").searchParams.get("status")
+          const statuses = status !== null && status !== "" ? [status] : ["Invited"]
+          return yield* compose(viewer, id, { audience: "statuses", personIds: [], statuses, subject: "", message: "" }, {}, 200)
+        }))
+    )
+
+    // the guest list's selection (its checkboxes), or the preview's "Change the email"
+    yield* router.post(
+      "/app/events/:id/invitations/new",
+      web.action("Team Member", (viewer, form) =>
+        Effect.gen(function*() {
+          const id = yield* eventId
+          if (!invitations.configured) return yield* notConfigured(viewer, id, 200)
+          const composed = composeFormOf(form)
+          // from the guest list: a filter by status without a selection chooses that status
+          const fromList = form.get("edit") !== "1"
+          const initial: ComposeForm = fromList && composed.personIds.length === 0
+            ? { ...composed, audience: "statuses", statuses: composed.statuses.length > 0 ? composed.statuses.slice(0, 1) : ["Invited"] }
+            : fromList
+            ? { ...composed, audience: "selected", statuses: [] }
+            : composed
+          return yield* compose(viewer, id, initial, {}, 200)
+        }))
+    )
+
+    yield* router.post(
+      "/app/events/:id/invitations/preview",
+      web.action("Team Member", (viewer, form) =>
+        Effect.gen(function*() {
+          const id = yield* eventId
+          if (!invitations.configured) return yield* notConfigured(viewer, id, 409)
+          const composed = composeFormOf(form)
+          const decoded = decodeSend(bodyOf(composed))
+          if (Either.isLeft(decoded)) return yield* compose(viewer, id, composed, errorsOf(issuesOfParse(decoded.left), composed), 400)
+          const audience: Audience = decoded.right.personIds !== undefined
+            ? { personIds: decoded.right.personIds }
+            : { statuses: decoded.right.statuses! }
+          const previewed = yield* invitations.preview(viewer.caller, id, audience, decoded.right).pipe(
+            Effect.map(Either.right),
+            Effect.catchTag("InvalidRequest", (error) => Effect.succeed(Either.left(error)))
+          )
+          if (Either.isLeft(previewed)) return yield* compose(viewer, id, composed, errorsOf(issuesOfInvalid(previewed.left), composed), 400)
+          const { recipients, sample } = previewed.right
+          if (recipients.length === 0) {
+            return yield* compose(viewer, id, composed, { audience: "No guest has these RSVP statuses. Choose others." }, 400)
+          }
+          if (sample === undefined) return yield* compose(viewer, id, composed, {}, 409)
+          return web.render(PreviewPage({
+            site,
+            member: viewer.member,
+            event: summaryOf((yield* invitations.overview(viewer.caller, id)).event),
+            form: composed,
+            recipients: recipients.map(recipientOf),
+            sample,
+            from: Option.getOrElse(invitations.sender, () => "")
+          }))
+        }))
+    )
+
+    yield* router.post(
+      "/app/events/:id/invitations",
+      web.action("Team Member", (viewer, form) =>
+        Effect.gen(function*() {
+          const id = yield* eventId
+          const composed = composeFormOf(form)
+          const decoded = decodeSend(bodyOf(composed))
+          if (Either.isLeft(decoded)) return yield* compose(viewer, id, composed, errorsOf(issuesOfParse(decoded.left), composed), 400)
+          const sent = yield* invitations.send(viewer.caller, id, decoded.right).pipe(Effect.either)
+          if (Either.isLeft(sent)) {
+            const error = sent.left
+            switch (error._tag) {
+              case "EmailNotConfigured":
+                return yield* notConfigured(viewer, id, 409)
+              case "Conflict":
+                return yield* compose(viewer, id, composed, {}, 409)
+              case "InvalidRequest":
+                return yield* compose(viewer, id, composed, errorsOf(issuesOfInvalid(error), composed), 400)
+              case "NotFound":
+                return yield* error
+            }
+          }
+          const { queued } = sent.right
+          yield* web.flash(
+            viewer,
+            "success",
+            queued === 0 ? "No invitations queued: no guest matched." : `${plural(queued, "invitation")} queued. They go out in the next moments; this log shows each one.`
+          )
+          return web.redirect(`/app/events/${encodeURIComponent(id)}/invitations`)
+        }))
+    )
+  })
+)

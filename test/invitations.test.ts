@@ -1,0 +1,532 @@
+/**
+ * Invitations by email (CONTRACT §14) over a real server and a real SMTP server (smtp-server),
+ * each email parsed with mailparser and its calendar file with ical.js: what one email holds, who
+ * gets one, the refusals, the roles, and the outbox's guarantees for emails (retried after a 4xx,
+ * failed at once on a 5xx, one transaction for 500, nothing twice on an idempotent replay, every
+ * email sent after a SIGKILL), and what a failing SMTP server costs the rest of the service.
+ */
+import { describe, expect, it, layer } from "@effect/vitest"
+import Database from "better-sqlite3"
+import { Context, Effect, Layer } from "effect"
+import ICAL from "ical.js"
+import { createServer } from "node:net"
+import { join } from "node:path"
+import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
+import { startServer } from "./support/Process.js"
+import { type ReceivedEmail, type SmtpSink, smtpSink } from "./support/SmtpSink.js"
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  API_TOKEN,
+  send,
+  temporaryDirectory,
+  TestServer,
+  testEnvironment,
+  testServer
+} from "./support/TestServer.js"
+
+const MAIL_FROM = "Acme Events <events@acme.test>"
+
+class Sink extends Context.Tag("test/Sink")<Sink, SmtpSink>() {}
+
+/** A test server sending through a fresh SMTP server. */
+const withSmtp = (env: Record<string, string> = {}) =>
+  Layer.unwrapScoped(Effect.map(smtpSink(), (sink) =>
+    Layer.merge(
+      testServer({ SMTP_URL: sink.url, MAIL_FROM, WEBHOOK_RETRY_SCHEDULE: "300ms,300ms,300ms", ...env }),
+      Layer.succeed(Sink, sink)
+    )))
+
+type Server = TestServer["Type"]
+
+/** An event with these guests (new persons), and their person ids and emails. */
+const eventWithGuests = (server: Server, count: number, fields: Record<string, unknown> = {}) =>
+  Effect.gen(function*() {
+    const event = yield* createEvent(server, { timezone: "Europe/Paris", locationName: "Grand Hall", ...fields })
+    const guests = Array.from({ length: count }, (_, i) => ({ email: uniqueEmail(`guest${i}`), firstName: `Guest${i}`, lastName: "Test" }))
+    for (let i = 0; i < guests.length; i += 500) {
+      expectStatus(yield* server.request("POST", `/event/${event.eventId}/guestlist`, { body: { guests: guests.slice(i, i + 500) } }), 200)
+    }
+    const list = (yield* server.request("GET", `/event/${event.eventId}/guestlist`)).body.guests as Array<{ personId: string; email: string }>
+    const byEmail = new Map(list.map((g) => [g.email, g.personId]))
+    return { event, guests: guests.map((g) => ({ ...g, personId: byEmail.get(g.email)! })) }
+  })
+
+const invite = (server: Server, eventId: string, body: unknown, options: { token?: string | null; headers?: Record<string, string> } = {}) =>
+  server.request("POST", `/event/${eventId}/invitations`, { body, ...options })
+
+const invitations = (server: Server, eventId: string, query = "") =>
+  Effect.map(server.request("GET", `/event/${eventId}/invitations${query}`), (reply) => expectStatus(reply, 200).body)
+
+/** The emails the sink accepted for these addresses. */
+const emailsTo = (sink: SmtpSink, addresses: ReadonlyArray<string>) =>
+  sink.received.filter((mail) => mail.to.some((to) => addresses.includes(to)))
+
+const waitForEmails = (sink: SmtpSink, addresses: ReadonlyArray<string>, timeoutMs = 20_000) =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    while (emailsTo(sink, addresses).length < addresses.length) {
+      if (Date.now() - started > timeoutMs) {
+        return yield* Effect.dieMessage(`${emailsTo(sink, addresses).length} of ${addresses.length} emails arrived`)
+      }
+      yield* Effect.sleep("25 millis")
+    }
+    return emailsTo(sink, addresses)
+  })
+
+/** Waits until the event's invitations are all in a final state (or `want` holds). */
+const settle = (server: Server, eventId: string, want: (body: any) => boolean, timeoutMs = 20_000) =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    for (;;) {
+      const body = yield* invitations(server, eventId, "?limit=100")
+      if (want(body)) return body
+      if (Date.now() - started > timeoutMs) return yield* Effect.dieMessage(`invitations never settled: ${JSON.stringify(body)}`)
+      yield* Effect.sleep("50 millis")
+    }
+  })
+
+const calendarOf = (mail: ReceivedEmail) => {
+  const attachment = mail.parsed.attachments.find((a) => a.filename === "invitation.ics")!
+  const component = new ICAL.Component(ICAL.parse(attachment.content.toString("utf8")))
+  return { attachment, component, event: new ICAL.Event(component.getFirstSubcomponent("vevent")!) }
+}
+
+/** The link of an email, on the test server (PUBLIC_BASE_URL is https://convene.test). */
+const localLink = (server: Server, link: string) => link.replace("https://convene.test", server.url)
+
+const member = (server: Server, role: string) =>
+  Effect.gen(function*() {
+    const owner = yield* login(server, ADMIN_EMAIL, ADMIN_PASSWORD, "acme")
+    const email = uniqueEmail(role.replace(" ", "").toLowerCase())
+    const password = `pw-${email}`
+    expectStatus(
+      yield* server.request("POST", "/member", { token: null, headers: owner.headers, body: { email, password, firstName: "M", lastName: role, role } }),
+      200
+    )
+    return (yield* login(server, email, password, "acme")).headers
+  })
+
+layer(withSmtp(), { timeout: 120_000, excludeTestServices: true })("invitations by email", (it) => {
+  it.effect("one email per named guest: both parts, the RSVP link that works, the calendar file, the headers", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const sink = yield* Sink
+      sink.answer = () => "accept"
+      const { event, guests } = yield* eventWithGuests(server, 2, {
+        name: "Summer Gala",
+        primaryDate: "2031-06-01T20:00:00+02:00",
+        virtualLocations: [{ url: "https://meet.example.com/gala", password: null, phoneNumber: null, sourceType: null }]
+      })
+      const reply = expectStatus(
+        yield* invite(server, event.eventId, {
+          personIds: guests.map((g) => g.personId),
+          subject: "Join us for the Summer Gala",
+          message: "We would love to see you.\n\nBring a friend!"
+        }),
+        202
+      )
+      expect(reply.body).toEqual({ queued: 2 })
+      const mails = yield* waitForEmails(sink, guests.map((g) => g.email))
+      expect(mails).toHaveLength(2)
+
+      const links = (yield* server.request("GET", `/event/${event.eventId}/guestlist`)).body.guests as Array<{ email: string; rsvpLink: string; firstName: string }>
+      for (const guest of guests) {
+        const mail = emailsTo(sink, [guest.email])[0]!
+        const { parsed } = mail
+        expect(mail.from).toBe("events@acme.test")
+        expect(parsed.from?.value[0]).toMatchObject({ address: "events@acme.test", name: "Acme Events" })
+        expect(parsed.to && !Array.isArray(parsed.to) ? parsed.to.value[0]!.address : undefined).toBe(guest.email)
+        expect(parsed.subject).toBe("Join us for the Summer Gala")
+        const rsvpLink = links.find((l) => l.email === guest.email)!.rsvpLink
+        expect(rsvpLink).toMatch(new RegExp(`^https://convene\\.test/rsvp/${event.primarySlug}\\?invite=[A-Za-z0-9_-]{32}$`))
+        for (const part of [parsed.text!, parsed.html as string]) {
+          expect(part).toContain(rsvpLink)
+          expect(part).toContain("Summer Gala")
+          expect(part).toContain("Sunday, June 1, 2031")
+          expect(part).toContain("8:00 PM")
+          expect(part).toContain("Europe/Paris")
+          expect(part).toContain("Grand Hall")
+          expect(part).toContain("https://meet.example.com/gala")
+          expect(part).toContain("Bring a friend!")
+        }
+        expect(parsed.text).toContain(`Hello ${guest.firstName},`)
+        // the link opens this guest's RSVP page
+        const page = yield* Effect.promise(() => fetch(localLink(server, rsvpLink)))
+        expect(page.status).toBe(200)
+        expect(yield* Effect.promise(() => page.text())).toContain(`Will you attend, ${guest.firstName}?`)
+        // the calendar file, read by an independent parser
+        const { attachment, component, event: vevent } = calendarOf(mail)
+        expect(attachment.contentType).toBe("text/calendar")
+        expect(component.getFirstPropertyValue("method")).toBe("PUBLISH")
+        expect(vevent.uid).toBe(`${event.eventId}@convene.test`)
+        expect(vevent.sequence).toBe(0)
+        expect(vevent.startDate.toJSDate().getTime()).toBe(Date.parse(event.primaryDate))
+        expect(vevent.summary).toBe("Summer Gala")
+        expect(component.getFirstSubcomponent("vevent")!.getFirstPropertyValue("url")).toBe(rsvpLink)
+      }
+
+      const log = yield* settle(server, event.eventId, (b) => b.invitations.every((i: any) => i.status === "sent"))
+      expect(log.total).toBe(2)
+      expect(log).toMatchObject({ limit: 100, skip: 0 })
+      for (const entry of log.invitations) {
+        expect(entry).toMatchObject({ status: "sent", attempts: 1, lastError: null, subject: "Join us for the Summer Gala" })
+        expect(Date.parse(entry.sentAt)).not.toBeNaN()
+        expect(guests.map((g) => g.personId)).toContain(entry.personId)
+        expect(entry.email).toBe(guests.find((g) => g.personId === entry.personId)!.email)
+      }
+      // newest first; limit and skip page it
+      const page = yield* invitations(server, event.eventId, "?limit=1&skip=1")
+      expect(page.invitations).toHaveLength(1)
+      expect(page.invitations[0].invitationId).toBe(log.invitations[1].invitationId)
+    }))
+
+  it.effect("every guest with the chosen statuses, once each; an existing RSVP link is kept", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const sink = yield* Sink
+      sink.answer = () => "accept"
+      const { event, guests } = yield* eventWithGuests(server, 4)
+      const [accepted, maybe, declined] = guests
+      expectStatus(
+        yield* server.request("PUT", `/event/${event.eventId}/guestlist`, {
+          body: {
+            guests: [
+              { personId: accepted!.personId, rsvpStatus: "Accepted" },
+              { personId: maybe!.personId, rsvpStatus: "Maybe" },
+              { personId: declined!.personId, rsvpStatus: "Declined" }
+            ]
+          }
+        }),
+        200
+      )
+      const before = (yield* server.request("GET", `/event/${event.eventId}/guestlist/search?personIds=${accepted!.personId}&generateRsvpLinks=true`))
+        .body.guests[0].rsvpLink as string
+      expect(expectStatus(yield* invite(server, event.eventId, { statuses: ["Accepted", "Maybe"] }), 202).body).toEqual({ queued: 2 })
+      const mails = yield* waitForEmails(sink, [accepted!.email, maybe!.email])
+      expect(mails.map((m) => m.to[0]).sort()).toEqual([accepted!.email, maybe!.email].sort())
+      expect(emailsTo(sink, [accepted!.email])[0]!.parsed.text).toContain(before)
+      expect(emailsTo(sink, [accepted!.email])[0]!.parsed.subject).toBe(`Invitation: ${event.name}`)
+      yield* Effect.sleep("300 millis")
+      expect(emailsTo(sink, [declined!.email, guests[3]!.email])).toHaveLength(0)
+      // a person named twice gets one email
+      expect(expectStatus(yield* invite(server, event.eventId, { personIds: [declined!.personId, declined!.personId] }), 202).body)
+        .toEqual({ queued: 1 })
+    }))
+
+  it.effect("refuses a bad audience with 400 at the item, and queues nothing", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const { event, guests } = yield* eventWithGuests(server, 2)
+      const outsider = yield* createPerson(server)
+      const other = yield* server.organization("invitations-other")
+      const foreign = yield* createPerson(server, {}, other.token)
+      expectStatus(yield* server.request("DELETE", `/event/${event.eventId}/guestlist`, { body: { guests: [{ personId: guests[1]!.personId }] } }), 200)
+      const refusals: Array<[unknown, string]> = [
+        [{}, "personIds"],
+        [{ personIds: [guests[0]!.personId], statuses: ["Invited"] }, "statuses"],
+        [{ personIds: [] }, "personIds"],
+        [{ personIds: Array.from({ length: 501 }, () => guests[0]!.personId) }, "personIds"],
+        [{ statuses: [] }, "statuses"],
+        [{ statuses: ["Going"] }, "statuses.0"],
+        [{ personIds: [guests[0]!.personId, outsider] }, "personIds.1"],
+        [{ personIds: [guests[0]!.personId, guests[0]!.personId, foreign] }, "personIds.2"],
+        [{ personIds: [guests[1]!.personId] }, "personIds.0"],
+        [{ personIds: [guests[0]!.personId], subject: "two\nlines" }, "subject"],
+        [{ personIds: [guests[0]!.personId], message: "x".repeat(5001) }, "message"]
+      ]
+      for (const [body, path] of refusals) {
+        const reply = expectError(yield* invite(server, event.eventId, body), 400, "invalid_request")
+        expect(reply.body.issues.map((i: { path: string }) => i.path), JSON.stringify(body).slice(0, 200)).toContain(path)
+      }
+      expect((yield* invitations(server, event.eventId)).total).toBe(0)
+      expectError(yield* invite(server, "00000000-0000-4000-8000-000000000000", { statuses: ["Invited"] }), 404, "not_found")
+      expectError(yield* invite(server, event.eventId, { statuses: ["Invited"] }, { token: other.token }), 404, "not_found")
+      expectError(yield* server.request("GET", `/event/${event.eventId}/invitations`, { token: other.token }), 404, "not_found")
+      expectError(yield* server.request("GET", `/event/${event.eventId}/invitations?limit=101`), 400, "invalid_request")
+    }))
+
+  it.effect("an event without a public page cannot send invitations: 409", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const { event, guests } = yield* eventWithGuests(server, 1, { primarySlug: null })
+      const reply = expectError(yield* invite(server, event.eventId, { personIds: [guests[0]!.personId] }), 409, "conflict")
+      expect(reply.body.message).toMatch(/primarySlug/)
+      expect((yield* invitations(server, event.eventId)).total).toBe(0)
+    }))
+
+  it.effect("Team Member and above send; a Viewer reads the log but gets 403 on sending; no credentials, 401", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const sink = yield* Sink
+      sink.answer = () => "accept"
+      const { event, guests } = yield* eventWithGuests(server, 1)
+      const viewer = yield* member(server, "Viewer")
+      const teamMember = yield* member(server, "Team Member")
+      const body = { personIds: [guests[0]!.personId] }
+      expectError(yield* invite(server, event.eventId, body, { token: null, headers: viewer }), 403, "forbidden")
+      expectError(yield* invite(server, event.eventId, body, { token: null }), 401, "unauthorized")
+      expect((yield* invitations(server, event.eventId)).total).toBe(0)
+      expectStatus(yield* invite(server, event.eventId, body, { token: null, headers: teamMember }), 202)
+      const log = expectStatus(yield* server.request("GET", `/event/${event.eventId}/invitations`, { token: null, headers: viewer }), 200)
+      expect(log.body.total).toBe(1)
+    }))
+
+  it.effect("a 4xx is retried on the schedule, then sent once", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const sink = yield* Sink
+      const { event, guests } = yield* eventWithGuests(server, 1)
+      const address = guests[0]!.email
+      let tries = 0
+      sink.answer = (_, to) => (to === address && ++tries === 1 ? { code: 451, message: "4.7.1 Greylisted, try again later" } : "accept")
+      expectStatus(yield* invite(server, event.eventId, { personIds: [guests[0]!.personId] }), 202)
+      const queued = yield* settle(server, event.eventId, (b) => b.invitations[0]?.attempts === 1)
+      expect(queued.invitations[0]).toMatchObject({ status: "queued", sentAt: null })
+      expect(queued.invitations[0].lastError).toMatch(/451/)
+      expect(queued.invitations[0].nextAttemptAt).not.toBeNull()
+      const sent = yield* settle(server, event.eventId, (b) => b.invitations[0]?.status === "sent")
+      expect(sent.invitations[0]).toMatchObject({ status: "sent", attempts: 2, lastError: null })
+      expect(emailsTo(sink, [address])).toHaveLength(1)
+      sink.answer = () => "accept"
+    }))
+
+  it.effect("a 5xx fails the email at once, without retrying", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const sink = yield* Sink
+      const { event, guests } = yield* eventWithGuests(server, 1)
+      const address = guests[0]!.email
+      let refused = 0
+      sink.answer = (_, to) => (to === address ? (refused++, { code: 550, message: "5.1.1 No such mailbox" }) : "accept")
+      expectStatus(yield* invite(server, event.eventId, { personIds: [guests[0]!.personId] }), 202)
+      const failed = yield* settle(server, event.eventId, (b) => b.invitations[0]?.status === "failed")
+      expect(failed.invitations[0]).toMatchObject({ status: "failed", attempts: 1, sentAt: null, nextAttemptAt: null })
+      expect(failed.invitations[0].lastError).toMatch(/550.*No such mailbox/)
+      yield* Effect.sleep("1 second")
+      expect(refused).toBe(1)
+      expect((yield* invitations(server, event.eventId)).invitations[0].attempts).toBe(1)
+      sink.answer = () => "accept"
+    }))
+
+  it.effect("an Idempotency-Key replay answers the same and sends nothing twice", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const sink = yield* Sink
+      sink.answer = () => "accept"
+      const { event, guests } = yield* eventWithGuests(server, 2)
+      const body = { personIds: guests.map((g) => g.personId) }
+      const headers = { "idempotency-key": `invite-${event.eventId}` }
+      const first = expectStatus(yield* invite(server, event.eventId, body, { headers }), 202)
+      const again = expectStatus(yield* invite(server, event.eventId, body, { headers }), 202)
+      expect(again.body).toEqual(first.body)
+      expect(again.headers.get("idempotent-replayed")).toBe("true")
+      yield* waitForEmails(sink, guests.map((g) => g.email))
+      yield* Effect.sleep("500 millis")
+      expect(emailsTo(sink, guests.map((g) => g.email))).toHaveLength(2)
+      expect((yield* invitations(server, event.eventId)).total).toBe(2)
+    }))
+
+  it.effect("500 invitations in one request are queued in one transaction and all sent; a failure in the middle writes none", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const sink = yield* Sink
+      sink.answer = () => "accept"
+      const { event, guests } = yield* eventWithGuests(server, 500)
+      const personIds = guests.map((g) => g.personId)
+      const db = new Database(server.databasePath)
+      const counts = () =>
+        db.prepare(`SELECT (SELECT count(*) FROM invitations) AS invitations, (SELECT count(*) FROM outbox_emails) AS emails,
+                      (SELECT count(*) FROM outbox_deliveries) AS deliveries, (SELECT count(*) FROM invites) AS links`).get() as Record<string, number>
+      try {
+        // a failure after 250 emails were written: the request fails, and nothing of it stays
+        const before = counts()
+        db.exec(`CREATE TRIGGER fail_in_the_middle BEFORE INSERT ON outbox_emails
+                 WHEN (SELECT count(*) FROM outbox_emails) >= ${before.emails! + 250}
+                 BEGIN SELECT RAISE(ABORT, 'injected failure'); END`)
+        expectError(yield* invite(server, event.eventId, { personIds }), 500, "internal")
+        db.exec("DROP TRIGGER fail_in_the_middle")
+        expect(counts()).toEqual(before)
+
+        const started = Date.now()
+        expect(expectStatus(yield* invite(server, event.eventId, { personIds }), 202).body).toEqual({ queued: 500 })
+        const took = Date.now() - started
+        expect(counts().invitations).toBe(before.invitations! + 500)
+        const mails = yield* waitForEmails(sink, guests.map((g) => g.email), 60_000)
+        expect(mails).toHaveLength(500)
+        const log = yield* settle(server, event.eventId, (b) => b.total === 500 && b.invitations.every((i: any) => i.status === "sent"), 30_000)
+        expect(log.total).toBe(500)
+        console.info(`500 invitations: queued in ${took} ms (one request), all sent within ${Date.now() - started} ms`)
+      } finally {
+        db.close()
+      }
+    }), 120_000)
+})
+
+layer(testServer(), { timeout: 60_000, excludeTestServices: true })("invitations without email configured", (it) => {
+  it.effect("409 email_not_configured, and nothing queued; the log still reads", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const { event, guests } = yield* eventWithGuests(server, 1)
+      const reply = expectError(yield* invite(server, event.eventId, { personIds: [guests[0]!.personId] }), 409, "email_not_configured")
+      expect(reply.body.message).toMatch(/SMTP_URL/)
+      expect(reply.body.message).toMatch(/MAIL_FROM/)
+      expect((yield* invitations(server, event.eventId)).total).toBe(0)
+      // validation still comes first
+      expectError(yield* invite(server, event.eventId, {}), 400, "invalid_request")
+    }))
+
+  it.effect("/openapi.json documents both endpoints with every status, and the calendar download", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const doc = (yield* server.request("GET", "/openapi.json", { token: null })).body
+      const post = doc.paths["/event/{id}/invitations"].post
+      expect(post.summary).toBeTruthy()
+      expect(Object.keys(post.responses).sort()).toEqual(expect.arrayContaining(["202", "400", "401", "403", "404", "409", "413", "429"]))
+      expect(JSON.stringify(post.responses["409"])).toContain("#/components/schemas/EmailNotConfigured")
+      expect(doc.components.schemas.EmailNotConfigured.properties.code.enum).toEqual(["email_not_configured"])
+      expect(JSON.stringify(post.requestBody)).toContain("#/components/schemas/SendInvitations")
+      expect(Object.keys(doc.components.schemas.SendInvitations.properties)).toEqual(["personIds", "statuses", "subject", "message"])
+      const get = doc.paths["/event/{id}/invitations"].get
+      expect(Object.keys(get.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404", "429"]))
+      const calendar = doc.paths["/event/{id}/calendar.ics"].get
+      expect(Object.keys(calendar.responses["200"].content)).toEqual(["text/calendar"])
+    }))
+})
+
+describe("invitations across a crash", () => {
+  it.scopedLive("every email queued before a SIGKILL is sent after the restart", () =>
+    Effect.gen(function*() {
+      const dir = yield* temporaryDirectory
+      // the first SMTP server takes each message and never answers: every send is in flight at the kill
+      const slow = yield* smtpSink()
+      slow.answer = () => "hang"
+      const env = {
+        ...testEnvironment(join(dir, "convene.db")),
+        SMTP_URL: slow.url,
+        MAIL_FROM,
+        WEBHOOK_TIMEOUT: "30 seconds",
+        WEBHOOK_RETRY_SCHEDULE: "200ms",
+        LOG_LEVEL: "Error"
+      }
+      const first = yield* startServer(env)
+      const api = send(first.url)
+      const server = { request: api } as unknown as Server
+      const { event, guests } = yield* eventWithGuests(server, 20)
+      expectStatus(yield* api("POST", `/event/${event.eventId}/invitations`, { body: { personIds: guests.map((g) => g.personId) } }), 202)
+      // some sends are under way (at most the SMTP server's share of the slots), the rest wait
+      yield* Effect.iterate(0, { while: () => slow.answered() === 0, body: (n) => Effect.as(Effect.sleep(20), n + 1) })
+      const inFlight = slow.answered()
+      yield* first.kill("SIGKILL")
+
+      const sink = yield* smtpSink()
+      const second = yield* startServer({ ...env, SMTP_URL: sink.url })
+      const mails = yield* waitForEmails(sink, guests.map((g) => g.email))
+      const log = (yield* send(second.url)("GET", `/event/${event.eventId}/invitations?limit=100`, { token: API_TOKEN })).body
+      expect(log.total).toBe(20)
+      yield* Effect.sleep("300 millis")
+      // each guest got their email after the restart; none went twice to this server
+      expect(new Set(mails.map((m) => m.to[0])).size).toBe(20)
+      expect(emailsTo(sink, guests.map((g) => g.email))).toHaveLength(20)
+      // a message that may have reached the first server twice is one whose send was in flight
+      expect(inFlight).toBeLessThanOrEqual(4)
+      expect(new Set(mails.map((m) => m.parsed.messageId)).size).toBe(20)
+    }), 120_000)
+})
+
+describe("invitations across a graceful shutdown", () => {
+  it.scopedLive("SIGTERM while sends hang ends within the grace period; the emails go out after the restart", () =>
+    Effect.gen(function*() {
+      const dir = yield* temporaryDirectory
+      const slow = yield* smtpSink()
+      slow.answer = () => "hang"
+      const env = {
+        ...testEnvironment(join(dir, "convene.db")),
+        SMTP_URL: slow.url,
+        MAIL_FROM,
+        WEBHOOK_TIMEOUT: "30 seconds",
+        WEBHOOK_RETRY_SCHEDULE: "200ms",
+        SHUTDOWN_GRACE_PERIOD: "1 second",
+        LOG_LEVEL: "Error"
+      }
+      const first = yield* startServer(env)
+      const api = send(first.url)
+      const { event, guests } = yield* eventWithGuests({ request: api } as unknown as Server, 6)
+      expectStatus(yield* api("POST", `/event/${event.eventId}/invitations`, { body: { statuses: ["Invited"] } }), 202)
+      yield* Effect.iterate(0, { while: () => slow.answered() === 0, body: (n) => Effect.as(Effect.sleep(20), n + 1) })
+      const started = Date.now()
+      expect(yield* first.kill("SIGTERM")).toBe(0)
+      expect(Date.now() - started).toBeLessThan(5_000)
+
+      const sink = yield* smtpSink()
+      const second = yield* startServer({ ...env, SMTP_URL: sink.url })
+      yield* waitForEmails(sink, guests.map((g) => g.email))
+      const log = (yield* send(second.url)("GET", `/event/${event.eventId}/invitations`, { token: API_TOKEN })).body
+      expect(log.total).toBe(6)
+    }), 60_000)
+})
+
+/** p50 and p99 of `samples` (ms). */
+const percentiles = (samples: ReadonlyArray<number>) => {
+  const sorted = [...samples].sort((a, b) => a - b)
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
+  return { p50: at(0.5), p99: at(0.99) }
+}
+
+/** Latency of `GET /event/:id`, sequentially. */
+const latency = (server: Server, eventId: string, count: number) =>
+  Effect.gen(function*() {
+    const samples: Array<number> = []
+    for (let i = 0; i < count; i++) {
+      const started = performance.now()
+      expectStatus(yield* server.request("GET", `/event/${eventId}`), 200)
+      samples.push(performance.now() - started)
+    }
+    return percentiles(samples)
+  })
+
+/** A port where a TCP server accepts connections and never says a word (a black hole). */
+const blackHole = Effect.acquireRelease(
+  Effect.async<{ port: number; close: () => void }>((resume) => {
+    const sockets = new Set<import("node:net").Socket>()
+    const server = createServer((socket) => {
+      sockets.add(socket)
+      socket.on("error", () => undefined)
+    })
+    server.listen(0, "127.0.0.1", () =>
+      resume(Effect.succeed({
+        port: (server.address() as { port: number }).port,
+        close: () => {
+          for (const s of sockets) s.destroy()
+          server.close()
+        }
+      })))
+  }),
+  (hole) => Effect.sync(() => hole.close())
+)
+
+describe("what a failing SMTP server does to the rest of the service", () => {
+  it.scopedLive("nothing: API latency is the same while 300 emails meet a silent or refusing SMTP server", () =>
+    Effect.gen(function*() {
+      const hole = yield* blackHole
+      const refusing = yield* smtpSink()
+      refusing.answer = () => ({ code: 451, message: "4.3.2 System not accepting network messages" })
+      const report: Array<string> = []
+      for (const [label, url] of [["silent (accepts TCP, never greets)", `smtp://127.0.0.1:${hole.port}`], ["refusing every message with 451", refusing.url]] as const) {
+        const context = yield* Layer.build(testServer({ SMTP_URL: url, MAIL_FROM, WEBHOOK_TIMEOUT: "2 seconds", WEBHOOK_RETRY_SCHEDULE: "5s,5s" }))
+        const server = Context.get(context, TestServer)
+        const { event, guests } = yield* eventWithGuests(server, 300)
+        yield* latency(server, event.eventId, 200) // warm-up
+        const before = yield* latency(server, event.eventId, 300)
+        expectStatus(yield* invite(server, event.eventId, { personIds: guests.map((g) => g.personId) }), 202)
+        yield* Effect.sleep("200 millis")
+        const during = yield* latency(server, event.eventId, 300)
+        const log = yield* invitations(server, event.eventId, "?limit=100")
+        expect(log.invitations.every((i: any) => i.status === "queued")).toBe(true)
+        report.push(`${label}: GET /event/:id p50 ${before.p50.toFixed(2)} → ${during.p50.toFixed(2)} ms, p99 ${before.p99.toFixed(2)} → ${during.p99.toFixed(2)} ms`)
+        expect(during.p50).toBeLessThan(before.p50 * 3 + 5)
+        expect(during.p99).toBeLessThan(before.p99 * 3 + 25)
+      }
+      console.info(report.join("\n"))
+    }), 120_000)
+})
