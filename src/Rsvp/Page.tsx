@@ -7,6 +7,7 @@ import { isHttpUrl } from "../Domain/Fields.js"
 import { parseJson } from "../Domain/Json.js"
 import { describeEvent } from "../Events/EventMapping.js"
 import type { EventRow } from "../Events/EventsRepo.js"
+import type { QrDrawing } from "../Guests/Tickets.js"
 import { longDateTimeIn } from "../Web/Format.js"
 import { PlainLayout, type Site } from "../Web/Html.js"
 import type { Invitation } from "./Rsvp.js"
@@ -26,7 +27,7 @@ const When = ({ event }: { event: EventRow }) => (
   <time datetime={event.primary_date}>{longDateTimeIn(event.primary_date, event.timezone)}</time>
 )
 
-const EventDetails = ({ event }: { event: EventRow }) => {
+const EventDetails = ({ calendar, event }: { event: EventRow; calendar?: string | undefined }) => {
   const images = parseJson<Array<{ type: string; url: string }>>(event.images)
   // stored URLs are http(s) since they are validated; rows written before that are checked here too
   const header = [images.find((i) => i.type === "headerImg")?.url, event.featured_image]
@@ -48,6 +49,7 @@ const EventDetails = ({ event }: { event: EventRow }) => {
         </p>
       ))}
       {description ? <p>{description}</p> : null}
+      {calendar ? <p class="calendar-link"><a class="button secondary small" href={calendar}>Add to calendar</a></p> : null}
     </div>
   )
 }
@@ -57,7 +59,38 @@ export interface PageState {
   readonly error?: string | undefined
   readonly csrf: string
   readonly action: string
+  /** The guest's ticket, while they answered yes. */
+  readonly ticket?: TicketView | undefined
+  /** The guest's own calendar file of the event, when there is one. */
+  readonly calendar?: string | undefined
 }
+
+/** A ticket as the page shows it: the code as people read it, and its QR code. */
+export interface TicketView {
+  readonly code: string
+  readonly qr: QrDrawing
+}
+
+/** The guest's ticket: a QR code drawn as SVG on the server (no script, no inline style) and its code. */
+const Ticket = ({ ticket }: { ticket: TicketView }) => (
+  <section class="card ticket" aria-labelledby="ticket-title">
+    <h2 id="ticket-title">Your ticket</h2>
+    <svg
+      class="qr"
+      xmlns="http://www.w3.org/2000/svg"
+      viewBox={`0 0 ${ticket.qr.size} ${ticket.qr.size}`}
+      shape-rendering="crispEdges"
+      role="img"
+      aria-label={`QR code of your ticket ${ticket.code}`}
+    >
+      <rect width={ticket.qr.size} height={ticket.qr.size} fill="#fff" />
+      <path d={ticket.qr.path} fill="#000" />
+    </svg>
+    <p class="code"><span class="visually-hidden">Ticket code: </span>{ticket.code}</p>
+    <p>Show this ticket at the door: the staff scan the QR code, or type the code.</p>
+    <p class="muted small-print">It is yours alone: it checks in one guest. A screenshot works too.</p>
+  </section>
+)
 
 const Choice = (props: { value: string; label: string; current: string }) => (
   <label class="choice">
@@ -86,7 +119,8 @@ export const InvitationPage = ({ invitation: { event, full, guest }, site, state
         : full
         ? <div class="flash info" role="status">The event is full: if you answer yes, you will join the waitlist.</div>
         : null}
-      <EventDetails event={event} />
+      <EventDetails event={event} calendar={state.calendar} />
+      {state.ticket && guest.rsvpStatus === "Accepted" ? <Ticket ticket={state.ticket} /> : null}
       <form class="card" method="post" action={state.action}>
         <h2>Your answer</h2>
         <input type="hidden" name="csrf" value={state.csrf} />

@@ -1,5 +1,7 @@
 /**
- * `GET` and `POST /rsvp/:slug?invite=<token>`: the page behind every `rsvpLink`. Not part of the
+ * `GET` and `POST /rsvp/:slug?invite=<token>`: the page behind every `rsvpLink`, and
+ * `GET /rsvp/:slug/calendar.ics?invite=<token>`: the event as a calendar file for that guest
+ * (CONTRACT §14), under the same rules (an unknown or withdrawn invite is a 404). Not part of the
  * JSON API (nor of its OpenAPI document): HTML routes on the same router, limited per client IP
  * like every request without credentials. The form is protected against cross-site requests by a
  * double-submit token (a SameSite=Strict cookie matched by a hidden field) and an Origin check.
@@ -12,9 +14,11 @@ import * as UrlParams from "@effect/platform/UrlParams"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Gate } from "../Auth/AccessLive.js"
+import { CALENDAR_CONTENT_TYPE, calendarFileName, eventCalendar } from "../Calendar/Ics.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
 import { currentClient } from "../Http/RequestMeta.js"
+import { doorAddress, formatCode, qrDrawing } from "../Guests/Tickets.js"
 import { fromOwnPages } from "../Http/SameOrigin.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { pageHeaders, Web } from "../Web/Web.js"
@@ -71,6 +75,11 @@ export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
     /** The page's own address, with PUBLIC_BASE_URL's path prefix, for the form and the redirect. */
     const pagePath = (slug: string, token: string) =>
       publicOrigin.href(`/rsvp/${encodeURIComponent(slug)}?invite=${encodeURIComponent(token)}`)
+    /** The guest's calendar file of the event. */
+    const calendarPath = (slug: string, token: string) =>
+      publicOrigin.href(`/rsvp/${encodeURIComponent(slug)}/calendar.ics?invite=${encodeURIComponent(token)}`)
+    /** The host part of calendar `UID`s: PUBLIC_BASE_URL's host name (as `Calendar/Ics.ts` asks). */
+    const uidHost = new URL(publicOrigin.baseUrl).hostname
 
     /** The guest's page, with a CSRF token: the one in the cookie, or a new one set with it. */
     const page = (slug: string, token: string, state: { saved: boolean; error?: string }, status = 200) =>
@@ -82,7 +91,11 @@ export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
         const csrf = existing !== undefined && /^[A-Za-z0-9_-]{32}$/.test(existing) ? existing : yield* ids.secret(24)
         const action = pagePath(slug, token)
         const client = yield* currentClient(config, request)
-        return yield* html(InvitationPage({ site: web.site, invitation: invitation.value, state: { ...state, csrf, action } }), status).pipe(
+        const { event, ticket } = invitation.value
+        const ticketView = ticket === undefined
+          ? undefined
+          : { code: formatCode(ticket), qr: qrDrawing(doorAddress(publicOrigin.url, event.public_id, ticket)) }
+        return yield* html(InvitationPage({ site: web.site, invitation: invitation.value, state: { ...state, csrf, action, ticket: ticketView, calendar: calendarPath(slug, token) } }), status).pipe(
           HttpServerResponse.setCookie(CSRF_COOKIE, csrf, {
             httpOnly: true,
             sameSite: "strict",
@@ -122,6 +135,25 @@ export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
         if (slug === undefined || token === undefined) return notFound
         const saved = (yield* HttpServerRequest.ParsedSearchParams)["saved"] === "1"
         return yield* page(slug, token, { saved })
+      }))
+    )
+
+    yield* router.get(
+      "/rsvp/:slug/calendar.ics",
+      limited(Effect.gen(function*() {
+        const { slug } = yield* HttpRouter.params
+        const token = yield* invite
+        if (slug === undefined || token === undefined) return notFound
+        const invitation = yield* rsvp.view(slug, token)
+        if (Option.isNone(invitation)) return notFound
+        const { event } = invitation.value
+        const text = eventCalendar({ event, uidHost, url: publicOrigin.rsvpLink(event.slug, token) ?? undefined })
+        return HttpServerResponse.text(text, { contentType: CALENDAR_CONTENT_TYPE }).pipe(
+          HttpServerResponse.setHeaders({
+            ...pageHeaders,
+            "content-disposition": `attachment; filename="${calendarFileName(event)}"`
+          })
+        )
       }))
     )
 

@@ -2,7 +2,9 @@
  * The guest's side of an invite (the page behind every `rsvpLink`). The invite token is the only
  * credential and opens exactly one guest's answer: the guest sees the event and their own answer,
  * and answering updates the guest as the REST API shows it, with a history entry by the guest
- * (`eventPerson`) and the `EventPerson` notification, in one transaction.
+ * (`eventPerson`) and the `EventPerson` notification, in one transaction. A guest who answered yes
+ * holds a ticket for the door (CONTRACT §14), made with the answer (or, for a guest set to
+ * `Accepted` by the organizers, when the page is first shown) and the same ever after.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
@@ -13,6 +15,7 @@ import type { Guest, QuestionResponse, RsvpStatus } from "../Guests/Domain.js"
 import { type GuestListChange, statusChange } from "../Guests/Changes.js"
 import { type GuestRow, GuestsRepo } from "../Guests/GuestsRepo.js"
 import { renderGuests } from "../Guests/GuestView.js"
+import { Tickets } from "../Guests/Tickets.js"
 import { PersonsRepo } from "../Persons/PersonsRepo.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { Outbox } from "../Webhooks/Outbox.js"
@@ -23,6 +26,8 @@ export interface Invitation {
   readonly row: GuestRow
   /** Accepting now would go past the capacity (the guest does not hold a place yet). */
   readonly full: boolean
+  /** The guest's ticket code, while they are `Accepted` (they answered yes). */
+  readonly ticket: string | undefined
 }
 
 export interface Answer {
@@ -49,6 +54,7 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
     const persons = yield* PersonsRepo
     const origin = yield* PublicOrigin
     const outbox = yield* Outbox
+    const tickets = yield* Tickets
 
     const load = (slug: string, token: string) =>
       Effect.gen(function*() {
@@ -61,7 +67,8 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
         const others = yield* guests.acceptedOthers(event.id, row.gid)
         const full = event.capacity_enabled === 1 && event.capacity !== null && row.rsvp_status !== "Accepted" &&
           others >= event.capacity
-        return Option.some<Invitation & { readonly rows: typeof rows }>({ event, guest: guest!, row, full, rows })
+        const ticket = row.rsvp_status === "Accepted" ? yield* tickets.issue(row.gid) : undefined
+        return Option.some<Invitation & { readonly rows: typeof rows }>({ event, guest: guest!, row, full, ticket, rows })
       })
 
     const view = (slug: string, token: string): Effect.Effect<Option.Option<Invitation>> =>
@@ -120,5 +127,5 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
 
     return { view, answer } as const
   }),
-  dependencies: [GuestsRepo.Default, EventsRepo.Default, PersonsRepo.Default, PublicOrigin.Default, Outbox.Default]
+  dependencies: [GuestsRepo.Default, EventsRepo.Default, PersonsRepo.Default, PublicOrigin.Default, Outbox.Default, Tickets.Default]
 }) {}

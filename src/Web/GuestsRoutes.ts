@@ -10,6 +10,7 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { Caller } from "../Domain/Caller.js"
@@ -18,11 +19,12 @@ import type { EventRow } from "../Events/EventsRepo.js"
 import { NewGuest, RsvpStatus } from "../Guests/Domain.js"
 import { GuestLists } from "../Guests/GuestLists.js"
 import { historyOf } from "../Guests/GuestView.js"
+import { formatCode, type TicketLookup, Tickets } from "../Guests/Tickets.js"
 import { Members } from "../Organizations/Members.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { Persons } from "../Persons/Persons.js"
 import { dateTimeIn, plural } from "./Format.js"
-import { CheckInPage, DOOR_PAGE_SIZE, doorQuery, type DoorState } from "./Pages/CheckIn.js"
+import { CheckInPage, DOOR_PAGE_SIZE, doorQuery, type DoorState, type TicketScan } from "./Pages/CheckIn.js"
 import {
   AddGuestsPage,
   ATTENDANCE_CHOICES,
@@ -95,6 +97,37 @@ const someNames = (names: ReadonlyArray<string>) =>
 
 const unique = (values: ReadonlyArray<string>) => [...new Set(values.filter((v) => v !== ""))]
 
+/** The most of a ticket field read: a code, or a door address carrying one. */
+const MAX_TICKET_INPUT = 300
+
+/** "… is already checked in since …", in the event's time zone. */
+const alreadyIn = (name: string, since: string | null, zone: string) =>
+  since === null ? `${name} is already checked in. Nothing was changed.` : `${name} is already checked in since ${dateTimeIn(since, zone, false)}. Nothing was changed.`
+
+/** What a code opened from a QR code says before anyone is checked in. */
+const ticketPreview = (found: TicketLookup, opened: string, zone: string): TicketScan => {
+  switch (found._tag) {
+    case "Invalid":
+      return { value: opened, error: "This is not a ticket code: codes have 10 letters and digits, like K7QXM-3M9PD." }
+    case "Unknown":
+      return { value: formatCode(found.code), error: `Unknown ticket ${formatCode(found.code)}.` }
+    case "OtherEvent":
+      return { value: formatCode(found.code), error: `This ticket is for ${found.eventName}, not this event.` }
+    case "Removed":
+      return { value: formatCode(found.code), error: `The guest of ticket ${formatCode(found.code)} is no longer on this event's guest list.` }
+    case "Found":
+      return found.guest.attendanceStatus === "Attended"
+        ? { value: formatCode(found.code), preview: { tone: "error", message: alreadyIn(found.guest.name, found.since, zone) } }
+        : {
+          value: formatCode(found.code),
+          preview: {
+            tone: "success",
+            message: `Ticket of ${found.guest.name} (RSVP ${found.guest.rsvpStatus}), not checked in yet. Press Check in to let them in.`
+          }
+        }
+  }
+}
+
 export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const web = yield* Web
@@ -103,6 +136,7 @@ export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
     const persons = yield* Persons
     const members = yield* Members
     const organizations = yield* Organizations
+    const tickets = yield* Tickets
     const { site } = web
 
     const listPath = (event: EventSummary, state: ListState) => `/app/events/${encodeURIComponent(event.id)}/guests${listQuery(state)}`
@@ -527,6 +561,36 @@ export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
 
     // ---- door check-in -------------------------------------------------------------------------
 
+    /** The door page; `scan`: what the ticket field shows (a code opened from a QR code, or a refused one). */
+    const doorPage = (viewer: Viewer, id: string, state: DoorState, last: string, scan: TicketScan) =>
+      Effect.gen(function*() {
+        const counts = yield* guestLists.counts(viewer.caller, id)
+        const page = yield* guestLists.page(viewer.caller, id, { term: state.q, order: "name", limit: DOOR_PAGE_SIZE, skip: state.skip })
+        const lastGuest = viewer.flash !== null && last !== ""
+          ? yield* guestLists.guest(viewer.caller, id, last).pipe(
+            Effect.map((found) => found.guest),
+            Effect.catchTag("NotFound", () => Effect.succeed(undefined))
+          )
+          : undefined
+        return CheckInPage({
+          site,
+          member: viewer.member,
+          event: summaryOf(page.event),
+          state,
+          guests: page.guests,
+          total: page.total,
+          counts: { checkedIn: counts.attended, expected: counts.byStatus.Accepted, expectedIn: counts.attendedByStatus.Accepted },
+          banner: viewer.flash === null
+            ? null
+            : {
+              flash: viewer.flash,
+              undo: lastGuest?.attendanceStatus === "Attended" ? { personId: lastGuest.personId, name: lastGuest.name } : undefined
+            },
+          canWrite: viewer.can("Team Member"),
+          scan
+        })
+      })
+
     yield* router.get(
       "/app/events/:id/checkin",
       web.page("Viewer", (viewer) =>
@@ -534,31 +598,63 @@ export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
           const { id } = yield* pathParams
           const read = yield* queryParams
           const state = doorStateOf(read)
-          const counts = yield* guestLists.counts(viewer.caller, id)
-          const page = yield* guestLists.page(viewer.caller, id, { term: state.q, order: "name", limit: DOOR_PAGE_SIZE, skip: state.skip })
-          const last = read("last")
-          const lastGuest = viewer.flash !== null && last !== ""
-            ? yield* guestLists.guest(viewer.caller, id, last).pipe(
-              Effect.map((found) => found.guest),
-              Effect.catchTag("NotFound", () => Effect.succeed(undefined))
-            )
-            : undefined
-          return web.render(CheckInPage({
-            site,
-            member: viewer.member,
-            event: summaryOf(page.event),
-            state,
-            guests: page.guests,
-            total: page.total,
-            counts: { checkedIn: counts.attended, expected: counts.byStatus.Accepted, expectedIn: counts.attendedByStatus.Accepted },
-            banner: viewer.flash === null
-              ? null
-              : {
-                flash: viewer.flash,
-                undo: lastGuest?.attendanceStatus === "Attended" ? { personId: lastGuest.personId, name: lastGuest.name } : undefined
-              },
-            canWrite: viewer.can("Team Member")
-          }))
+          // a ticket's QR code opened with a phone's camera app: whose ticket it is, ready to check in
+          const opened = read("ticket").slice(0, MAX_TICKET_INPUT)
+          const scan: TicketScan = opened === "" || !viewer.can("Team Member")
+            ? { value: "" }
+            : ticketPreview(yield* tickets.lookup(viewer.caller, id, opened), opened, (yield* events.find(viewer.caller, id)).timezone)
+          return web.render(yield* doorPage(viewer, id, state, read("last"), scan))
+        }))
+    )
+
+    /**
+     * The address a refused code's page was answered at (the form's own): reloading it, and the
+     * live counts refreshing from it, lead back to the door.
+     */
+    yield* router.get(
+      "/app/events/:id/checkin/ticket",
+      web.page("Viewer", (viewer) =>
+        Effect.gen(function*() {
+          const { id } = yield* pathParams
+          const event = summaryOf(yield* events.find(viewer.caller, id))
+          return web.redirect(doorPath(event, doorStateOf(yield* queryParams)))
+        }))
+    )
+
+    /**
+     * A ticket code typed, pasted or scanned at the door: the guest checked in as by one tap, or,
+     * when the code is not one of this event's guests', the page again with why next to the field.
+     */
+    yield* router.post(
+      "/app/events/:id/checkin/ticket",
+      web.action("Team Member", (viewer, form) =>
+        Effect.gen(function*() {
+          const { id } = yield* pathParams
+          const state = doorStateOf(fromForm(form))
+          const typed = form.get("ticket").slice(0, MAX_TICKET_INPUT)
+          const refuse = (status: number, error: string, value = typed) =>
+            Effect.map(doorPage(viewer, id, state, "", { value, error }), (page) => web.render(page, status))
+          if (typed === "") return yield* refuse(400, "Type the ticket code, or scan the ticket's QR code.")
+          const event = yield* events.find(viewer.caller, id)
+          const outcome = yield* tickets.checkIn(viewer.caller, id, typed)
+          switch (outcome._tag) {
+            case "Invalid":
+              return yield* refuse(400, `“${typed}” is not a ticket code: codes have 10 letters and digits, like K7QXM-3M9PD. Nothing was changed.`)
+            case "Unknown":
+              return yield* refuse(404, `Unknown ticket ${formatCode(outcome.code)}. Check the code, or find the guest by name below. Nothing was changed.`, formatCode(outcome.code))
+            case "OtherEvent":
+              return yield* refuse(409, `This ticket is for ${outcome.eventName}, not this event. Nothing was changed.`, formatCode(outcome.code))
+            case "Removed":
+              return yield* refuse(409, `The guest of ticket ${formatCode(outcome.code)} is no longer on this event's guest list. Nothing was changed.`, formatCode(outcome.code))
+            case "AlreadyIn":
+              yield* web.flash(viewer, "error", alreadyIn(outcome.guest.name, outcome.since, event.timezone))
+              return web.redirect(doorPath(summaryOf(event), state, { last: outcome.guest.personId }))
+            case "CheckedIn": {
+              const answer = outcome.guest.rsvpStatus === "Accepted" ? "" : ` Their RSVP is ${outcome.guest.rsvpStatus}.`
+              yield* web.flash(viewer, "success", `${outcome.guest.name} checked in.${answer}`)
+              return web.redirect(doorPath(summaryOf(event), state, { last: outcome.guest.personId }))
+            }
+          }
         }))
     )
 
@@ -603,4 +699,7 @@ export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
         }))
     )
   })
+).pipe(
+  // the ticket service over the same (memoized) guest-list, event and outbox layers as the API's
+  Layer.provide(Tickets.Default)
 )

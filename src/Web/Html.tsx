@@ -30,7 +30,7 @@ export interface FlashView {
 
 export type Section = "events" | "contacts" | "team" | "account"
 
-const Document = (props: { site: Site; title: string; children: ComponentChildren; bodyClass?: string }) => (
+const Document = (props: { site: Site; title: string; children: ComponentChildren; bodyClass?: string; scripts?: ReadonlyArray<string> | undefined }) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
@@ -40,8 +40,13 @@ const Document = (props: { site: Site; title: string; children: ComponentChildre
       <link rel="icon" href={props.site.asset("favicon.svg")} type="image/svg+xml" />
       <link rel="stylesheet" href={props.site.asset("app.css")} />
       <script type="module" src={props.site.asset("app.js")} />
+      {props.scripts?.map((name) => <script type="module" src={props.site.asset(name)} />)}
     </head>
-    <body class={props.bodyClass}>{props.children}</body>
+    <body class={props.bodyClass}>
+      {props.children}
+      {/* where scripts announce what they did ("Copied"), apart from the flash message */}
+      <div id="announcer" class="visually-hidden" role="status" aria-live="polite" />
+    </body>
   </html>
 )
 
@@ -112,9 +117,11 @@ export const Layout = (props: {
   title: string
   section?: Section
   flash?: FlashView | null
+  /** Script modules of this page besides app.js (asset names, e.g. `scanner.js`). */
+  scripts?: ReadonlyArray<string>
   children: ComponentChildren
 }) => (
-  <Document site={props.site} title={props.title}>
+  <Document site={props.site} title={props.title} scripts={props.scripts}>
     <a class="skip" href="#main">Skip to content</a>
     <Header site={props.site} member={props.member} section={props.section} />
     <main id="main" class="content">
@@ -135,7 +142,7 @@ export const PlainLayout = (props: { site: Site; title: string; children: Compon
 export const PageHeader = (props: { title: string; lead?: ComponentChildren; actions?: ComponentChildren; back?: { href: string; label: string } }) => (
   <div class="page-header">
     <div>
-      {props.back ? <p class="back"><a href={props.back.href}>← {props.back.label}</a></p> : null}
+      {props.back ? <p class="back"><a href={props.back.href}><span aria-hidden="true">← </span>{props.back.label}</a></p> : null}
       <h1>{props.title}</h1>
       {props.lead ? <p class="lead">{props.lead}</p> : null}
     </div>

@@ -1,7 +1,8 @@
 /**
- * Door mode (CONTRACT §11 "Check-in"): made for a phone held in one hand. One big search field,
- * one big button per guest, the last check-in undoable from the top of the page, and counts that
- * refresh on their own.
+ * Door mode (CONTRACT §11 "Check-in"): made for a phone held in one hand. The last check-in and its
+ * undo at the top, then the ticket scanner (the camera where the browser can read QR codes, and a
+ * field for the typed code everywhere), one big search field, one big button per guest, and counts
+ * that refresh on their own.
  */
 import type { Guest } from "../../Guests/Domain.js"
 import { count, plural } from "../Format.js"
@@ -41,6 +42,64 @@ export interface DoorBanner {
   readonly undo: { readonly personId: string; readonly name: string } | undefined
 }
 
+/** The ticket field as the page shows it. */
+export interface TicketScan {
+  /** What the field holds: the code opened from a QR code, or what was typed before an error. */
+  readonly value: string
+  /** Why the last code checked nobody in, shown next to the field. */
+  readonly error?: string | undefined
+  /** A code opened from a ticket's QR code (`?ticket=`): whose ticket it is, before checking in. */
+  readonly preview?: { readonly tone: "success" | "error"; readonly message: string } | undefined
+}
+
+/**
+ * "Scan a ticket": a typed code always (with JavaScript off, or a browser that cannot read QR
+ * codes); the camera button is shown by scanner.js only where `BarcodeDetector` reads QR codes.
+ */
+const TicketScanner = (props: { site: Site; member: Member; event: EventSummary; state: DoorState; scan: TicketScan }) => {
+  const { scan } = props
+  const describedBy = ["ticket-code-hint", scan.error ? "ticket-code-error" : ""].filter((id) => id !== "").join(" ")
+  return (
+    <section id="ticket-scan" class="door-scan card" aria-labelledby="ticket-scan-title">
+      <h2 id="ticket-scan-title">Scan a ticket</h2>
+      <div class="scanner" data-scanner="" hidden>
+        <div class="scanner-actions">
+          <button type="button" class="big" data-scanner-start="">Scan with the camera</button>
+          <button type="button" class="secondary" data-scanner-stop="" hidden>Stop the camera</button>
+        </div>
+        <video data-scanner-video="" muted playsInline hidden aria-label="Camera view: hold a ticket's QR code in front of it" />
+        <p class="scanner-status muted" data-scanner-status="" aria-live="polite" />
+      </div>
+      {scan.preview
+        ? <p class={`flash ${scan.preview.tone} ticket-preview`} role="status">{scan.preview.message}</p>
+        : null}
+      <PostForm action={props.site.href(eventPath(props.event, "/checkin/ticket"))} csrf={props.member.csrf} id="ticket-form" class="ticket-form">
+        <DoorStateFields state={props.state} />
+        <label for="ticket-code">Ticket code</label>
+        <p class="hint" id="ticket-code-hint">
+          Under the guest's QR code, like K7QXM-3M9PD. Or scan the QR code with a phone's camera app: it opens this page with the code filled in.
+        </p>
+        <div class="door-search-row">
+          <input
+            id="ticket-code"
+            name="ticket"
+            type="text"
+            value={scan.value}
+            autocomplete="off"
+            autocapitalize="characters"
+            spellcheck={false}
+            maxLength={300}
+            aria-describedby={describedBy}
+            aria-invalid={scan.error ? "true" : undefined}
+          />
+          <button type="submit" class="big" aria-label="Check in ticket">Check in</button>
+        </div>
+        {scan.error ? <p class="error-text" id="ticket-code-error" role="alert">{scan.error}</p> : null}
+      </PostForm>
+    </section>
+  )
+}
+
 const DoorStateFields = ({ state }: { state: DoorState }) => (
   <>
     {state.q !== "" ? <input type="hidden" name="q" value={state.q} /> : null}
@@ -65,18 +124,17 @@ export const CheckInPage = (props: {
   counts: DoorCounts
   banner: DoorBanner | null
   canWrite: boolean
+  /** The ticket field; only for members who may check guests in. */
+  scan: TicketScan
 }) => {
   const { counts, event, site, state } = props
   const doorPath = eventPath(event, "/checkin")
   const stillToCome = Math.max(0, counts.expected - counts.expectedIn)
   const withoutYes = counts.checkedIn - counts.expectedIn
   return (
-    <Layout site={site} member={props.member} title={`Check-in · ${event.name}`} section="events">
+    <Layout site={site} member={props.member} title={`Check-in · ${event.name}`} section="events" scripts={props.canWrite ? ["scanner.js"] : []}>
       <div class="door">
         <PageHeader title="Check-in" lead={<>{event.name} · {event.when}</>} back={{ href: site.href(eventPath(event)), label: event.name }} />
-
-        {/* Ticket scanning (camera and typed code, CONTRACT §14) comes here, above the search. */}
-        <div id="ticket-scan" class="door-scan" />
 
         {props.banner
           ? (
@@ -88,6 +146,8 @@ export const CheckInPage = (props: {
             </div>
           )
           : null}
+
+        {props.canWrite ? <TicketScanner site={site} member={props.member} event={event} state={state} scan={props.scan} /> : null}
 
         <section id="door-counts" class="door-counts" data-poll="10" aria-labelledby="door-counts-title">
           <h2 id="door-counts-title" class="visually-hidden">Arrivals</h2>
