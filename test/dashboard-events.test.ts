@@ -6,6 +6,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { decodeEntities, type PageReply, signIn as signInAs } from "./support/Dashboard.js"
 import { createEvent, daysFromNow, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { receiver } from "./support/Receiver.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestServer, testServer } from "./support/TestServer.js"
@@ -13,63 +14,11 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, TestServer, testServer } from "./support/T
 /** PUBLIC_BASE_URL of the test server: what the browser sends as `Origin`. */
 const ORIGIN = "https://convene.test"
 
-interface Page {
-  readonly status: number
-  readonly html: string
-  readonly location: string | null
-}
-
-/** A signed-in browser: its session cookie, and the session's CSRF token for forms. */
-interface Browser {
-  readonly get: (path: string) => Effect.Effect<Page>
-  readonly post: (
-    path: string,
-    fields: ReadonlyArray<readonly [string, string]>,
-    forged?: { readonly csrf?: string; readonly origin?: string }
-  ) => Effect.Effect<Page>
-}
-
-const decodeEntities = (text: string) =>
-  text.replace(/&(lt|gt|quot|#39|#x27|amp);/g, (_, e: string) => ({ lt: "<", gt: ">", quot: "\"", "#39": "'", "#x27": "'", amp: "&" })[e]!)
-
-const hiddenCsrf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? ""
-
-const fetchPage = (url: string, init: RequestInit) =>
-  Effect.promise(async () => {
-    const response = await fetch(url, { ...init, redirect: "manual" })
-    return { response, page: { status: response.status, html: await response.text(), location: response.headers.get("location") } }
-  })
+type Page = PageReply
 
 /** Signs in through the sign-in form, as a person would. */
 const signIn = (email: string, password: string) =>
-  Effect.gen(function*() {
-    const server = yield* TestServer
-    const form = yield* fetchPage(`${server.url}/app/login`, {})
-    const signInCookie = form.response.headers.getSetCookie().find((c) => c.startsWith("convene_signin="))!.split(";")[0]!
-    const signedIn = yield* fetchPage(`${server.url}/app/login`, {
-      method: "POST",
-      headers: { cookie: signInCookie, origin: ORIGIN, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ _csrf: hiddenCsrf(form.page.html), email, password, next: "/app/events" }).toString()
-    })
-    expect(signedIn.page.status, signedIn.page.html).toBe(303)
-    const cookie = signedIn.response.headers.getSetCookie().find((c) => c.startsWith("convene_session="))!.split(";")[0]!
-    const get = (path: string) => Effect.map(fetchPage(server.url + path, { headers: { cookie } }), (r) => r.page)
-    const csrf = hiddenCsrf((yield* get("/app/events")).html)
-    expect(csrf).not.toBe("")
-    const browser: Browser = {
-      get,
-      post: (path, fields, forged = {}) =>
-        Effect.map(
-          fetchPage(server.url + path, {
-            method: "POST",
-            headers: { cookie, origin: forged.origin ?? ORIGIN, "content-type": "application/x-www-form-urlencoded" },
-            body: new URLSearchParams([["_csrf", forged.csrf ?? csrf], ...fields.map(([k, v]) => [k, v])]).toString()
-          }),
-          (r) => r.page
-        )
-    }
-    return browser
-  })
+  Effect.flatMap(TestServer, (server) => signInAs(server.url, { email, password }, { origin: ORIGIN }))
 
 /** A new member of the test organization with `role`, signed in to the dashboard. */
 const memberWithRole = (role: string) =>

@@ -5,9 +5,9 @@
  * guests do not exist, refused input changes nothing, and guests' data never becomes markup.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Option, Redacted } from "effect"
+import { Effect } from "effect"
 import type { Role } from "../src/Domain/Role.js"
-import { Members } from "../src/Organizations/Members.js"
+import { addMember, type DashboardClient, signIn, textOf } from "./support/Dashboard.js"
 import { createEvent, createPerson, expectStatus, uniqueEmail } from "./support/Fixtures.js"
 import { type Received, receiver } from "./support/Receiver.js"
 import { TestServer, testServer } from "./support/TestServer.js"
@@ -17,58 +17,8 @@ const ORIGIN = "https://convene.test"
 
 type Server = TestServer["Type"]
 
-interface Page {
-  readonly status: number
-  readonly html: string
-  readonly location: string | null
-}
-
 let counter = 0
 const next = () => `${process.pid}-${++counter}`
-
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? ""
-
-const decodeEntities = (text: string) =>
-  text.replace(/&(lt|gt|quot|#39|#x27|amp);/g, (_, e: string) => ({ lt: "<", gt: ">", quot: "\"", "#39": "'", "#x27": "'", amp: "&" })[e]!)
-
-/** What the page says: tags dropped, entities decoded, white space folded. */
-const textOf = (html: string) => decodeEntities(html.replace(/<[^>]+>/g, " ")).replace(/\s+/g, " ")
-
-const fetchPage = (url: string, init: RequestInit) =>
-  Effect.promise(async () => {
-    const response = await fetch(url, { ...init, redirect: "manual" })
-    return { response, page: { status: response.status, html: await response.text(), location: response.headers.get("location") } as Page }
-  })
-
-/** A member signed in through the sign-in form: GET pages, POST forms with the session's CSRF token. */
-const signIn = (server: Server, email: string, password: string) =>
-  Effect.gen(function*() {
-    const form = yield* fetchPage(`${server.url}/app/login`, {})
-    const signInCookie = form.response.headers.getSetCookie().find((c) => c.startsWith("convene_signin="))!.split(";")[0]!
-    const signedIn = yield* fetchPage(`${server.url}/app/login`, {
-      method: "POST",
-      headers: { cookie: signInCookie, origin: ORIGIN, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ _csrf: csrfOf(form.page.html), email, password, next: "/app/account" }).toString()
-    })
-    expect(signedIn.page.status, signedIn.page.html).toBe(303)
-    const cookie = signedIn.response.headers.getSetCookie().find((c) => c.startsWith("convene_session="))!.split(";")[0]!
-    const get = (path: string) => Effect.map(fetchPage(server.url + path, { headers: { cookie } }), (r) => r.page)
-    const csrf = csrfOf((yield* get("/app/account")).html)
-    expect(csrf).not.toBe("")
-    return {
-      get,
-      post: (path: string, fields: ReadonlyArray<readonly [string, string]>, forged: { csrf?: string; origin?: string } = {}) =>
-        Effect.map(
-          fetchPage(server.url + path, {
-            method: "POST",
-            headers: { cookie, origin: forged.origin ?? ORIGIN, "content-type": "application/x-www-form-urlencoded" },
-            body: new URLSearchParams([["_csrf", forged.csrf ?? csrf], ...fields.map(([name, value]) => [name, value])]).toString()
-          }),
-          (r) => r.page
-        )
-    }
-  })
-type Browser = Effect.Effect.Success<ReturnType<typeof signIn>>
 
 /** A new organization with its API token, and members of the given roles signed in to the dashboard. */
 const organization = <const R extends ReadonlyArray<Role>>(label: string, roles: R) =>
@@ -76,19 +26,12 @@ const organization = <const R extends ReadonlyArray<Role>>(label: string, roles:
     const server = yield* TestServer
     const slug = `${label}-${next()}`
     const created = yield* server.organization(slug)
-    const members = yield* Members
-    const signedIn: Array<{ readonly userId: string; readonly browser: Browser }> = []
+    const signedIn: Array<{ readonly userId: string; readonly browser: DashboardClient }> = []
     for (const role of roles) {
-      const email = uniqueEmail(`${slug}-${role.replace(" ", "").toLowerCase()}`)
-      const password = `password of ${email}`
-      const added = yield* members.addDirectly({ id: created.id, slug, name: slug }, {
-        email,
-        password: Option.some(Redacted.make(password)),
-        firstName: "Pat",
-        lastName: role,
-        role
-      }).pipe(Effect.orDie)
-      signedIn.push({ userId: added.userId, browser: yield* signIn(server, email, password) })
+      const added = yield* addMember({ id: created.id, slug, name: slug }, role, {
+        email: uniqueEmail(`${slug}-${role.replace(" ", "").toLowerCase()}`)
+      })
+      signedIn.push({ userId: added.userId, browser: yield* signIn(server.url, added, { origin: ORIGIN, next: "/app/account" }) })
     }
     return { token: created.token, members: signedIn as { [K in keyof R]: (typeof signedIn)[number] } }
   })

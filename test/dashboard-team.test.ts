@@ -6,9 +6,9 @@
  */
 import { expect, layer } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { Effect, Option, Redacted } from "effect"
-import { Members } from "../src/Organizations/Members.js"
+import { Effect } from "effect"
 import { cli } from "./support/Cli.js"
+import { type Account, addMember, type DashboardClient, dashboardClient, signIn, textOf } from "./support/Dashboard.js"
 import { expectStatus, login } from "./support/Fixtures.js"
 import { TestServer, testServer } from "./support/TestServer.js"
 
@@ -17,73 +17,11 @@ type Server = TestServer["Type"]
 let counter = 0
 const next = () => `${process.pid}-${++counter}`
 
-interface Account {
-  readonly email: string
-  readonly password: string
-}
+/** One person's browser: a session cookie jar, forms posted from the service's own pages. */
+const browser = (server: Server) => dashboardClient(server.url)
+type Browser = DashboardClient
 
-interface Page {
-  readonly status: number
-  readonly location: string | null
-  readonly html: string
-  readonly headers: Headers
-}
-
-const cookieOf = (headers: Headers, name: string) =>
-  headers.getSetCookie().map((c) => c.split(";")[0]!).find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1)
-
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? ""
-
-/** The text of a page, tags dropped and entities of quotes decoded, for "the page says" checks. */
-const textOf = (html: string) =>
-  html.replace(/<[^>]+>/g, " ").replace(/&quot;/g, "\"").replace(/&#39;|&#x27;/g, "'").replace(/&amp;/g, "&").replace(/\s+/g, " ")
-
-/** A browser of one person: a cookie jar of one session. */
-const browser = (server: Server) => {
-  let session: string | undefined
-  const request = (method: string, path: string, init: { body?: URLSearchParams; headers?: Record<string, string> } = {}) =>
-    Effect.promise(async (): Promise<Page> => {
-      const headers: Record<string, string> = { ...init.headers }
-      if (session !== undefined) headers["cookie"] = `convene_session=${session}`
-      if (init.body !== undefined) headers["content-type"] = "application/x-www-form-urlencoded"
-      const response = await fetch(server.url + path, { method, headers, redirect: "manual", ...(init.body ? { body: init.body } : {}) })
-      return { status: response.status, location: response.headers.get("location"), html: await response.text(), headers: response.headers }
-    })
-  return {
-    get: (path: string) => request("GET", path),
-    /** A form post from the service's own page, with this session's CSRF token unless `fields` sets `_csrf`. */
-    post: (path: string, fields: Record<string, string> = {}, headers: Record<string, string> = { origin: server.url }) =>
-      Effect.gen(function*() {
-        const csrf = "_csrf" in fields ? fields["_csrf"]! : csrfOf((yield* request("GET", "/app/account")).html)
-        return yield* request("POST", path, { body: new URLSearchParams({ ...fields, _csrf: csrf }), headers })
-      }),
-    signIn: (account: Account) =>
-      Effect.gen(function*() {
-        const form = yield* Effect.promise(() => fetch(`${server.url}/app/login`, { redirect: "manual" }))
-        const signInCookie = cookieOf(form.headers, "convene_signin")!
-        const csrf = csrfOf(yield* Effect.promise(() => form.text()))
-        const reply = yield* Effect.promise(() =>
-          fetch(`${server.url}/app/login`, {
-            method: "POST",
-            redirect: "manual",
-            headers: { origin: server.url, cookie: `convene_signin=${signInCookie}`, "content-type": "application/x-www-form-urlencoded" },
-            body: new URLSearchParams({ _csrf: csrf, email: account.email, password: account.password, next: "/app/account" })
-          })
-        )
-        const token = cookieOf(reply.headers, "convene_session")
-        if (token !== undefined) session = token
-        return { status: reply.status, location: reply.headers.get("location") }
-      })
-  }
-}
-type Browser = ReturnType<typeof browser>
-
-const signedIn = (server: Server, account: Account) =>
-  Effect.gen(function*() {
-    const b = browser(server)
-    expect((yield* b.signIn(account)).status).toBe(303)
-    return b
-  })
+const signedIn = (server: Server, account: Account) => signIn(server.url, account, { next: "/app/account" })
 
 interface Org {
   readonly id: number
@@ -99,15 +37,14 @@ const organization = (label: string) =>
     const server = yield* TestServer
     const slug = `${label}-${next()}`
     const created = yield* server.organization(slug)
-    const owner = { email: `owner@${slug}.example`, password: `owner password of ${slug}` }
-    const added = yield* (yield* Members).addDirectly({ id: created.id, slug, name: slug }, {
-      email: owner.email,
-      password: Option.some(Redacted.make(owner.password)),
+    const owner = yield* addMember({ id: created.id, slug, name: slug }, "Super Admin", {
+      email: `owner@${slug}.example`,
+      password: `owner password of ${slug}`,
       firstName: "Owner",
-      lastName: slug,
-      role: "Super Admin"
-    }).pipe(Effect.orDie)
-    return { id: created.id, slug, name: slug, token: created.token, owner: { ...owner, userId: added.userId } } satisfies Org
+      lastName: slug
+    })
+    const { email, password, userId } = owner
+    return { id: created.id, slug, name: slug, token: created.token, owner: { email, password, userId } } satisfies Org
   })
 
 /** The organization's members and invitations over the REST API (its Admin API token). */
@@ -287,7 +224,7 @@ layer(testServer(), { excludeTestServices: true })("dashboard: members", (it) =>
       expect(offer.status).toBe(200)
       expect(textOf(offer.html)).toContain(`Join ${org.name} as Team Member`)
       // the form checks hold for a user of no organization too
-      expect((yield* person.post(`${link}/accept`, { _csrf: "forged" })).status).toBe(403)
+      expect((yield* person.post(`${link}/accept`, {}, { csrf: "forged" })).status).toBe(403)
       expect((yield* person.post(`${link}/accept`, {}, { origin: "https://evil.example" })).status).toBe(403)
       const accepted = yield* person.post(`${link}/accept`)
       expect(accepted.status).toBe(303)
@@ -374,7 +311,7 @@ layer(testServer(), { excludeTestServices: true })("dashboard: members", (it) =>
       // below Admin, the page itself is not theirs
       expect((yield* (yield* signedIn(server, viewer)).get("/app/team/members")).status).toBe(403)
       // a Super Admin's post without the session's token, or from another site, changes nothing either
-      expect((yield* owner.post(`/app/team/members/${viewer.userId}/role`, { role: "Admin", _csrf: "forged" })).status).toBe(403)
+      expect((yield* owner.post(`/app/team/members/${viewer.userId}/role`, { role: "Admin" }, { csrf: "forged" })).status).toBe(403)
       expect((yield* owner.post(`/app/team/members/${viewer.userId}/role`, { role: "Admin" }, { origin: "https://evil.example" })).status)
         .toBe(403)
       expect(yield* membersOf(server, org)).toEqual(before)

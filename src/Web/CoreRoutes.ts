@@ -89,7 +89,7 @@ export const CoreRoutesLive = HttpApiBuilder.Router.use((router) =>
           ? "Your password was changed. Please sign in with the new one."
           : undefined
         return yield* signInPage(notice === undefined ? { next } : { next, notice })
-      }).pipe(Effect.catchTag("RateLimited", (error) => Effect.succeed(web.tooMany(error))))
+      }).pipe(Effect.catchTag("RateLimited", (error) => Effect.succeed(web.tooMany(error))), web.guarded)
     )
 
     yield* router.post(
@@ -125,7 +125,7 @@ export const CoreRoutesLive = HttpApiBuilder.Router.use((router) =>
           Effect.flatMap((response) => HttpServerResponse.expireCookie(response, SIGN_IN_COOKIE, signInCookie)),
           Effect.orDie
         )
-      }).pipe(Effect.catchTag("RateLimited", (error) => Effect.succeed(web.tooMany(error))))
+      }).pipe(Effect.catchTag("RateLimited", (error) => Effect.succeed(web.tooMany(error))), web.guarded)
     )
 
     // every signed-in user may sign out, also one who belongs to no organization any more

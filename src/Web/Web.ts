@@ -8,6 +8,7 @@
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { VNode } from "preact"
@@ -222,6 +223,19 @@ export class Web extends Effect.Service<Web>()("Convene/Web", {
       })
 
     /**
+     * An unexpected failure of a page is logged with its cause (under the request id) and answered
+     * as a page with the dashboard's headers, never the API's JSON 500 nor anything of the cause.
+     */
+    const guarded = <R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>) =>
+      Effect.catchAllCause(effect, (cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.as(
+            Effect.logError("Unexpected failure", cause),
+            messagePage(undefined, 500, "Something went wrong", "The page could not be shown. Please try again; if it keeps happening, tell the person who runs Convene the time it happened.")
+          ))
+
+    /**
      * Rate limited (per session, else per client address) and signed in: the handler gets the live
      * session; without one, the sign-in page, coming back here afterwards.
      */
@@ -239,7 +253,7 @@ export class Web extends Effect.Service<Web>()("Convene/Web", {
           return yield* withoutSession(redirect(`/app/login${params.size === 0 ? "" : `?${params}`}`))
         }
         return HttpServerResponse.setHeaders(yield* handler(session.value), headers)
-      }).pipe(Effect.catchTag("RateLimited", (error) => Effect.succeed(tooMany(error))))
+      }).pipe(Effect.catchTag("RateLimited", (error) => Effect.succeed(tooMany(error))), guarded)
 
     /** Signed in, rate limited, at least `role`; otherwise the sign-in page or a 403 page. */
     const signedIn = <R>(
@@ -335,6 +349,7 @@ export class Web extends Effect.Service<Web>()("Convene/Web", {
       messagePage,
       formExpired,
       tooMany,
+      guarded,
       cookieOptions
     } as const
   }),

@@ -17,7 +17,7 @@ const withBlanks = <A,>(filled: ReadonlyArray<A>, blank: A, max: number): Readon
 
 const Group = (props: { legend: string; hint?: string; id?: string; children: ComponentChildren }) => (
   <fieldset class="event-fieldset" id={props.id}>
-    <legend>{props.legend}</legend>
+    <legend><h2 class="legend-title">{props.legend}</h2></legend>
     {props.hint ? <p class="hint">{props.hint}</p> : null}
     {props.children}
   </fieldset>

@@ -34,7 +34,7 @@ for (const button of document.querySelectorAll("button[data-copy]")) {
 
 /** Writes a short message where screen readers hear it (the page's status region). */
 function announce(message) {
-  const region = document.querySelector(".flash-slot") ?? document.querySelector("[role=status]")
+  const region = document.getElementById("announcer")
   if (region) region.textContent = message
 }
 
