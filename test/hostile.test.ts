@@ -290,6 +290,8 @@ const setup = Effect.gen(function*() {
       "GET /webhook/deliveries": { query: { status: "failed", limit: "10" } },
       "POST /webhook/test": { body: { webhook: "http://127.0.0.1:9/hook", type: "Event" } },
       "GET /person/export": { query: { archived: "false" } },
+      "POST /event/:id/invitations": { body: { personIds: [person], subject: "Fuzz", message: "Come" } },
+      "GET /event/:id/invitations": { query: { limit: "10", skip: "0" } },
       "POST /person/import": { body: `email,firstName,lastName\n${uniqueEmail("csv")},Fuzz,Imported\n`, query: { dryRun: "true" } }
     }
   }

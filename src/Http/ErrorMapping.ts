@@ -19,6 +19,7 @@ import { Api } from "../Api.js"
 import { IdempotentReplay, replayResponse } from "../Idempotency/Idempotent.js"
 import { Readiness } from "../Ops/Readiness.js"
 import { csvBodyRoutes, MAX_CSV_BYTES } from "../Csv/CsvBody.js"
+import { isUploadRoute, MAX_UPLOAD_BYTES } from "../Web/Upload.js"
 import { csvBodies, jsonBodies, tooLarge } from "./JsonBody.js"
 import {
   Conflict,
@@ -127,15 +128,17 @@ const unavailable = (error: Unavailable) =>
 export const ErrorMappingLive = HttpApiBuilder.middleware(Api, Effect.map(Readiness, (readiness) => (app) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
+    // the dashboard's file uploads read and bound their own bodies (Web/Upload.ts), and answer pages
+    const upload = isUploadRoute(request.method, pathOf(request.url))
     const csv = csvRoutes.matches(request.method, pathOf(request.url))
-    const maxBytes = csv ? MAX_CSV_BYTES : MAX_BODY_BYTES
+    const maxBytes = upload ? MAX_UPLOAD_BYTES : csv ? MAX_CSV_BYTES : MAX_BODY_BYTES
     const declared = Number(request.headers["content-length"] ?? 0)
-    if (declared > maxBytes) return yield* (csv ? tooLarge(maxBytes) : bodyTooLarge)
+    if (!upload && declared > maxBytes) return yield* (csv ? tooLarge(maxBytes) : bodyTooLarge)
     if (request.method !== "GET" && request.method !== "HEAD") {
       const refused = yield* Effect.flip(readiness.writable).pipe(Effect.option)
       if (Option.isSome(refused)) return unavailable(refused.value)
     }
-    const body = csv ? csvBodies(request, maxBytes) : jsonBodies(request, maxBytes)
+    const body = upload ? request : csv ? csvBodies(request, maxBytes) : jsonBodies(request, maxBytes)
     return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, body).pipe(
       HttpIncomingMessage.withMaxBodySize(Option.some(maxBytes))
     )

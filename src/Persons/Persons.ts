@@ -11,7 +11,7 @@ import { GuestsRepo } from "../Guests/GuestsRepo.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { ContactsCsv } from "./ContactsCsv.js"
 import { CustomFields, render, resolveChanges } from "./CustomFields.js"
-import { type CreatePerson, type PersonDetail, UpdatePerson } from "./Domain.js"
+import { type CreatePerson, type PersonDetail, type SmsConsentValue, UpdatePerson } from "./Domain.js"
 import { emailKeyOf, nameKeyOf, type PersonRow, PersonsRepo, profileColumns } from "./PersonsRepo.js"
 import { toPerson } from "./PersonView.js"
 
@@ -98,6 +98,37 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
       ).pipe(Effect.orDie)
       return { persons: yield* page(rows), total: count.total, limit: request.limit, skip: request.skip }
     })
+
+    /**
+     * The dashboard's contact list: active or archived persons (`archived`), all of them or those
+     * `term` finds as the API's search does: an exact email when it holds an `@`, else a substring
+     * of the name. With the total, for pages.
+     */
+    const browse = Effect.fn("Persons.browse")(function*(
+      caller: Caller,
+      params: { readonly term: string; readonly archived: boolean; readonly limit: number; readonly skip: number }
+    ) {
+      const text = params.term.trim()
+      const request = {
+        organizationId: caller.organizationId,
+        archived: params.archived,
+        term: text === "" ? undefined : { by: text.includes("@") ? "email" as const : "name" as const, text },
+        limit: params.limit,
+        skip: params.skip
+      }
+      const [rows, count] = yield* Effect.all([repo.browse(request), repo.countBrowse(request)]).pipe(Effect.orDie)
+      return { persons: yield* page(rows), total: count.total, limit: params.limit, skip: params.skip, by: request.term?.by }
+    })
+
+    /** The SMS consent of one of the organization's phone numbers, as guests show it (none by default). */
+    const smsConsentOf = (caller: Caller, number: string) =>
+      Effect.map(
+        repo.consentOf(caller.organizationId, number).pipe(Effect.orDie),
+        Option.match({
+          onNone: () => ({ consent: "none" as SmsConsentValue, source: "default" }),
+          onSome: (row) => ({ consent: row.consent as SmsConsentValue, source: row.source })
+        })
+      )
 
     const create = Effect.fn("Persons.create")(function*(caller: Caller, input: CreatePerson) {
       const publicId = yield* ids.uuid
@@ -238,6 +269,8 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
     return {
       list,
       search,
+      browse,
+      smsConsentOf,
       create,
       get,
       update,

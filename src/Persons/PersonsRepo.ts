@@ -219,6 +219,42 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       many(sql`${select} ${byEmailClause(r)} ORDER BY p.id LIMIT ${r.limit} OFFSET ${r.skip}`)
     const countByEmail = (r: SearchRequest) => count(sql`SELECT count(*) AS total FROM persons p ${byEmailClause(r)}`)
 
+    /**
+     * The dashboard's list: active or archived persons only (never both), all of them or those a
+     * name substring or an exact email finds, with the same matching as the API's search.
+     */
+    interface BrowseRequest {
+      readonly organizationId: number
+      readonly archived: boolean
+      readonly term: { readonly by: "name" | "email"; readonly text: string } | undefined
+      readonly limit: number
+      readonly skip: number
+    }
+    const stateFilter = (archived: boolean) =>
+      archived ? sql.literal("AND p.archived_at IS NOT NULL") : sql.literal("AND p.archived_at IS NULL")
+    const browseClause = ({ archived, organizationId, term }: BrowseRequest) =>
+      term === undefined
+        ? sql`WHERE p.organization_id = ${organizationId} ${stateFilter(archived)}`
+        : term.by === "email"
+        ? sql`WHERE p.organization_id = ${organizationId} ${stateFilter(archived)} AND p.email_key = ${emailKeyOf(term.text)}`
+        : [...term.text].length >= TRIGRAM
+        ? sql`WHERE p.id IN (SELECT rowid FROM persons_search WHERE persons_search MATCH ${ftsPhrase(term.text)})
+              AND p.organization_id = ${organizationId} ${stateFilter(archived)}`
+        : sql`WHERE p.organization_id = ${organizationId} ${stateFilter(archived)}
+              AND p.name_key LIKE ${likeContains(term.text)} ESCAPE '\\'`
+    const browse = (r: BrowseRequest) =>
+      many(sql`${select} ${browseClause(r)} ORDER BY p.id LIMIT ${r.limit} OFFSET ${r.skip}`)
+    const countBrowse = (r: BrowseRequest) => count(sql`SELECT count(*) AS total FROM persons p ${browseClause(r)}`)
+
+    /** The SMS consent recorded for a phone number of the organization, if any. */
+    const consentOf = (organizationId: number, number: string) =>
+      Effect.map(
+        direct.first<{ readonly consent: string; readonly source: string }>(
+          sql`SELECT consent, source FROM sms_consents WHERE organization_id = ${organizationId} AND number = ${number}`
+        ),
+        Option.fromNullable
+      )
+
     /** The active person with this email, if any. */
     const activeByEmail = ({ email, organizationId }: { organizationId: number; email: string }) =>
       one(sql`${select} WHERE p.organization_id = ${organizationId} AND p.email_key = ${emailKeyOf(email)}
@@ -357,6 +393,9 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       countByName,
       searchByEmail,
       countByEmail,
+      browse,
+      countBrowse,
+      consentOf,
       activeByEmail,
       insert,
       update,

@@ -5,6 +5,7 @@
 import * as Layer from "effect/Layer"
 import { Sessions } from "../Auth/Sessions.js"
 import { Assets } from "./Assets.js"
+import { ContactsRoutesLive } from "./ContactsRoutes.js"
 import { CoreRoutesLive } from "./CoreRoutes.js"
 import { AccountRoutesLive } from "./AccountRoutes.js"
 import { EventsRoutesLive } from "./EventsRoutes.js"
@@ -23,6 +24,7 @@ export const DashboardLive = Layer.mergeAll(
   EventsRoutesLive,
   GuestsRoutesLive,
   InvitationsRoutesLive,
+  ContactsRoutesLive,
   MembersRoutesLive,
   TeamRoutesLive,
   WebhooksRoutesLive,

@@ -45,7 +45,7 @@ const Document = (props: { site: Site; title: string; children: ComponentChildre
     <body class={props.bodyClass}>
       {props.children}
       {/* where scripts announce what they did ("Copied"), apart from the flash message */}
-      <div id="announcer" class="visually-hidden" role="status" aria-live="polite" />
+      <div id="announcer" class="visually-hidden" aria-live="polite" />
     </body>
   </html>
 )

@@ -1,0 +1,355 @@
+/**
+ * The dashboard's CSV import flow (CONTRACT §12: "an upload page with a preview of the column
+ * mapping and of the row errors before anything is written"), for any kind of import: upload →
+ * preview → confirm. It knows nothing of persons or guests: a feature describes its import as an
+ * `ImportKind` (its columns, how the file's headers map to them, a dry run and a real import over
+ * the CSV text, each as its API endpoint runs them) and registers the routes with `importRoutes`.
+ *
+ * 1. `GET <path>`: the upload form (a `.csv` file, multipart) and the columns the file may have.
+ * 2. `POST <path>`: the file is read (Upload.ts: 10 MiB and a bit, UTF-8 checked as the API checks
+ *    it), its header row checked (a file the import would refuse whole is refused here, with
+ *    nothing kept), then kept server-side as a draft (ImportDrafts.ts) and the browser sent on:
+ *    without scripts, a browser cannot send the file again with the confirmation.
+ * 3. `GET <path>/<draft>`: the preview, from a dry run of the kept file: which field each column
+ *    fills (or that it is ignored), the first rows as they will be read, the counts, every row
+ *    error. Nothing is written. The confirmation button is disabled, with the reason, while the
+ *    file has errors: the organizer fixes the file and uploads it again (step 2).
+ * 4. `POST <path>/<draft>`: the real import of the kept file; the draft is deleted, and a flash
+ *    message says what happened. If the import finds errors after all (the data changed since the
+ *    preview), nothing is written and the preview shows them.
+ *    `POST <path>/<draft>/discard` drops the draft.
+ */
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import { parse } from "csv-parse/sync"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import { sameSecret } from "../Auth/Secrets.js"
+import { decodeCsvBytes } from "../Csv/CsvBody.js"
+import { detectDelimiter, type HeaderSpec, matchHeader, type Slot } from "../Csv/CsvImport.js"
+import { restore } from "../Csv/Formula.js"
+import type { RowError } from "../Csv/ImportReport.js"
+import type { Role } from "../Domain/Role.js"
+import type { Conflict } from "../Http/Errors.js"
+import { InvalidRequest } from "../Http/Errors.js"
+import { fromOwnPages } from "../Http/SameOrigin.js"
+import { PublicOrigin } from "../PublicOrigin.js"
+import type { Section } from "./Html.js"
+import { ImportDrafts } from "./ImportDrafts.js"
+import { ImportPreviewPage, ImportUploadPage, type PreviewState } from "./Pages/ImportFlow.js"
+import { readUpload, type UploadProblem } from "./Upload.js"
+import type { PageError, Viewer } from "./Web.js"
+import { Web } from "./Web.js"
+
+/** Rows the preview shows as they will be read. */
+export const SAMPLE_ROWS = 10
+/** The form field of the file. */
+export const FILE_FIELD = "file"
+
+/** What an import did (or, in a dry run, would do), as the preview and the flash message tell it. */
+export interface ImportResult {
+  /** Data rows read. */
+  readonly rows: number
+  /** The kind's own counts, in order: `new`, `updated`, `unchanged`... */
+  readonly counts: ReadonlyArray<{ readonly label: string; readonly value: number }>
+  readonly errors: ReadonlyArray<RowError>
+  readonly errorsOmitted?: number | undefined
+  readonly unknownColumns: ReadonlyArray<string>
+}
+
+/** A column the upload page lists: its header as an export writes it, what it holds. */
+export interface ColumnHelp {
+  readonly header: string
+  readonly meaning: string
+}
+
+/** One kind of import (contacts, a guest list), as the flow runs it. */
+export interface ImportKind<K extends string = string, X = unknown> {
+  /** Stored with each draft: a draft of one kind is never used by another (`guests:<eventId>`). */
+  readonly kind: string
+  /** The upload page's path (`/app/contacts/import`); drafts live under it. */
+  readonly path: string
+  readonly section: Section
+  /** `Import contacts` */
+  readonly title: string
+  readonly lead: string
+  /** Where the flow's pages lead back to (a service path). */
+  readonly back: { readonly href: string; readonly label: string }
+  readonly noun: { readonly one: string; readonly many: string }
+  readonly columns: ReadonlyArray<ColumnHelp>
+  /** Notes on matching rules, shown under the columns. */
+  readonly notes: ReadonlyArray<string>
+  /** A file to start from (the kind's export), if any. */
+  readonly template?: { readonly href: string; readonly label: string } | undefined
+  /** How the kind reads a header row (the same spec its import reads with). */
+  readonly spec: HeaderSpec<K, X>
+  /** What a column of the file fills, in words (`First name`, `Custom field “Size”`). */
+  readonly fills: (slot: Slot<K, X>) => string
+  readonly dryRun: (csv: string) => Effect.Effect<ImportResult, InvalidRequest | Conflict>
+  readonly run: (csv: string) => Effect.Effect<ImportResult, InvalidRequest | Conflict>
+  /** The flash message after a real import, and where to go then. */
+  readonly done: (result: ImportResult, filename: string) => { readonly message: string; readonly redirect: string }
+}
+
+// --- the preview's mapping and sample ----------------------------------------------------------
+
+/** How one column of the file is read. */
+export interface ColumnMapping {
+  readonly index: number
+  /** The header as the file gives it ("" when blank). */
+  readonly header: string
+  readonly status: "read" | "skipped" | "unknown" | "blank"
+  /** What a read column fills. */
+  readonly fills?: string
+}
+
+/** A row of the file as it will be read: one cell per read column, trimmed, formula prefix taken off. */
+export interface SampleRow {
+  readonly row: number
+  readonly cells: ReadonlyArray<string>
+}
+
+export interface Sample {
+  readonly columns: ReadonlyArray<ColumnMapping>
+  /** The read columns, in file order: what `rows` cells are. */
+  readonly read: ReadonlyArray<ColumnMapping>
+  readonly rows: ReadonlyArray<SampleRow>
+}
+
+/** Blank records allowed among the first rows before the sample stops looking. */
+const BLANK_ALLOWANCE = 50
+
+const isBlank = (record: ReadonlyArray<string>) => record.every((cell) => cell.trim() === "")
+
+/**
+ * The header mapping and the first `size` rows of a CSV text, read as the import reads them
+ * (the same separator detection, header matching and cell clean-up: Csv/CsvImport.ts), from the
+ * start of the file only. A header row the import would refuse answers that refusal; a file whose
+ * first rows cannot be parsed answers no rows (the dry run says why).
+ */
+export const sampleOf = <K extends string, X>(
+  text: string,
+  spec: HeaderSpec<K, X>,
+  fills: (slot: Slot<K, X>) => string,
+  size = SAMPLE_ROWS
+): Either.Either<Sample, InvalidRequest> => {
+  const body = text.startsWith("\ufeff") ? text.slice(1) : text
+  if (body.trim() === "") return Either.left(new InvalidRequest({ message: "The file is empty: it needs a header row and a row per record" }))
+  const { delimiter, start } = detectDelimiter(body)
+  let records: Array<Array<string>>
+  try {
+    records = parse(body.slice(start), {
+      delimiter,
+      quote: "\"",
+      escape: "\"",
+      ltrim: true,
+      relax_quotes: true,
+      relax_column_count: true,
+      skip_empty_lines: false,
+      to: size + 1 + BLANK_ALLOWANCE
+    })
+  } catch {
+    records = []
+  }
+  const headerAt = records.findIndex((record) => !isBlank(record))
+  if (headerAt === -1) {
+    return records.length === 0 && body.trim() !== ""
+      ? Either.right({ columns: [], read: [], rows: [] })
+      : Either.left(new InvalidRequest({ message: "The file is empty: it needs a header row and a row per record" }))
+  }
+  const headers = records[headerAt]!.map((cell) => cell.trim())
+  const matched = matchHeader(headers, spec)
+  if (matched instanceof InvalidRequest) return Either.left(matched)
+  const slotAt = new Map(matched.slots.map((slot) => [slot.index, slot]))
+  const unknown = new Set(matched.unknown)
+  const blank = new Set(matched.blank)
+  const columns = headers.map((header, index): ColumnMapping => {
+    const slot = slotAt.get(index)
+    if (slot !== undefined) return { index, header, status: "read", fills: fills(slot) }
+    return { index, header, status: blank.has(index) ? "blank" : unknown.has(index) ? "unknown" : "skipped" }
+  })
+  const rows: Array<SampleRow> = []
+  let row = 0
+  for (const record of records.slice(headerAt + 1)) {
+    row++
+    if (isBlank(record)) continue
+    if (rows.length === size) break
+    rows.push({
+      row,
+      cells: matched.slots.map((slot) => {
+        const cell = record[slot.index] ?? ""
+        return cell.includes("\u0000") ? "" : restore(cell).trim()
+      })
+    })
+  }
+  return Either.right({ columns, read: columns.filter((c) => c.status === "read"), rows })
+}
+
+// --- the routes ----------------------------------------------------------------------------------
+
+type Router = HttpRouter.HttpRouter.Service<unknown, HttpRouter.HttpRouter.DefaultServices>
+
+/** What a kind may read while it is made: the route's path parameters, the request. */
+type KindContext = HttpRouter.RouteContext | HttpServerRequest.HttpServerRequest
+
+export interface ImportRoutesOptions {
+  /** The upload page's route (`/app/contacts/import`, `/app/events/:id/guests/import`). */
+  readonly route: `/app/${string}`
+  /** Who may import (and see the flow's pages). */
+  readonly role: Role
+  /** The kind, for the member (a path parameter of the route may pick it). */
+  readonly kindOf: (viewer: Viewer) => Effect.Effect<ImportKind<any, any>, PageError, KindContext>
+}
+
+const uploadProblemText = (problem: UploadProblem) =>
+  problem._tag === "TooLarge" ? "The file is over 10 MiB: split it into several files and import them one after the other." : problem.message
+
+/** The flow's four routes under `options.route` (see the top of this file). */
+export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
+  Effect.gen(function*() {
+    const web = yield* Web
+    const drafts = yield* ImportDrafts
+    const publicOrigin = yield* PublicOrigin
+    const { site } = web
+    const { role } = options
+
+    const ownerOf = (viewer: Viewer, kind: ImportKind<any, any>) => ({
+      organizationId: viewer.organization.id,
+      userId: viewer.session.userId,
+      kind: kind.kind
+    })
+
+    const uploadPage = (viewer: Viewer, kind: ImportKind<any, any>, error: string | undefined, status: number) =>
+      web.render(ImportUploadPage({ site, member: viewer.member, flash: status === 200 ? viewer.flash : null, kind, error }), status)
+
+    const previewPage = (
+      viewer: Viewer,
+      kind: ImportKind<any, any>,
+      draft: { readonly id: string; readonly filename: string },
+      state: PreviewState,
+      status: number,
+      flash = viewer.flash
+    ) =>
+      web.render(
+        ImportPreviewPage({ site, member: viewer.member, flash, kind, draft, state, draftPath: `${kind.path}/${encodeURIComponent(draft.id)}` }),
+        status
+      )
+
+    /** The preview of a kept file: its mapping and sample, and a dry run (or the import's own result). */
+    const stateOf = (kind: ImportKind<any, any>, csv: string, result: Either.Either<ImportResult, InvalidRequest>): PreviewState => {
+      const sample = sampleOf(csv, kind.spec, kind.fills)
+      if (Either.isLeft(result)) return { _tag: "Refused", message: result.left.message, sample: Either.getOrUndefined(sample) }
+      if (Either.isLeft(sample)) return { _tag: "Refused", message: sample.left.message, sample: undefined }
+      return { _tag: "Checked", result: result.right, sample: sample.right }
+    }
+
+    const draftGone = (viewer: Viewer, kind: ImportKind<any, any>) =>
+      web.render(
+        ImportUploadPage({
+          site,
+          member: viewer.member,
+          flash: null,
+          kind,
+          error: "That upload is not kept any more: files wait an hour at most, and only for the member who uploaded them. Upload the file again.",
+          gone: true
+        }),
+        404
+      )
+
+    const draftId = Effect.map(HttpRouter.params, (params) => params["draft"] ?? "")
+
+    yield* router.get(
+      options.route,
+      web.page(role, (viewer) => Effect.map(options.kindOf(viewer), (kind) => uploadPage(viewer, kind, undefined, 200)))
+    )
+
+    // a multipart form: the framework's `web.action` reads urlencoded forms, so its two checks
+    // (the Origin, the session's CSRF token) are made here, on the upload's own fields
+    yield* router.post(
+      options.route,
+      web.page(role, (viewer) =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          if (!fromOwnPages(request.headers, publicOrigin.webOrigin)) return web.formExpired(viewer)
+          const kind = yield* options.kindOf(viewer)
+          const upload = yield* Effect.either(readUpload(request))
+          if (Either.isLeft(upload)) {
+            return uploadPage(viewer, kind, uploadProblemText(upload.left), upload.left._tag === "TooLarge" ? 413 : 400)
+          }
+          if (!sameSecret(upload.right.field("_csrf"), viewer.session.csrf)) return web.formExpired(viewer)
+          const file = upload.right.file(FILE_FIELD)
+          if (file === undefined) return uploadPage(viewer, kind, "Choose a CSV file to upload.", 400)
+          const text = decodeCsvBytes(file.bytes)
+          if (Either.isLeft(text)) return uploadPage(viewer, kind, `${file.filename || "The file"}: ${text.left.message}`, 400)
+          const sample = sampleOf(text.right, kind.spec, kind.fills)
+          if (Either.isLeft(sample)) return uploadPage(viewer, kind, `${file.filename || "The file"} cannot be imported: ${sample.left.message}`, 400)
+          const id = yield* drafts.save(ownerOf(viewer, kind), { filename: file.filename.slice(0, 255), csv: text.right })
+          return web.redirect(`${kind.path}/${encodeURIComponent(id)}`)
+        }))
+    )
+
+    yield* router.get(
+      `${options.route}/:draft`,
+      web.page(role, (viewer) =>
+        Effect.gen(function*() {
+          const kind = yield* options.kindOf(viewer)
+          const found = yield* drafts.find(ownerOf(viewer, kind), yield* draftId)
+          if (Option.isNone(found)) return draftGone(viewer, kind)
+          const draft = found.value
+          const result = yield* Effect.either(kind.dryRun(draft.csv).pipe(
+            // another import racing this dry run: say so, as a refusal the organizer can retry
+            Effect.catchTag("Conflict", (error) => Effect.fail(new InvalidRequest({ message: error.message })))
+          ))
+          return previewPage(viewer, kind, draft, stateOf(kind, draft.csv, result), 200)
+        }))
+    )
+
+    yield* router.post(
+      `${options.route}/:draft`,
+      web.action(role, (viewer) =>
+        Effect.gen(function*() {
+          const kind = yield* options.kindOf(viewer)
+          const owner = ownerOf(viewer, kind)
+          const found = yield* drafts.find(owner, yield* draftId)
+          if (Option.isNone(found)) return draftGone(viewer, kind)
+          const draft = found.value
+          const outcome = yield* Effect.either(kind.run(draft.csv))
+          if (Either.isLeft(outcome)) {
+            const error = outcome.left
+            if (error._tag === "Conflict") {
+              const dry = yield* Effect.either(kind.dryRun(draft.csv).pipe(
+                Effect.catchTag("Conflict", (e) => Effect.fail(new InvalidRequest({ message: e.message })))
+              ))
+              return previewPage(viewer, kind, draft, stateOf(kind, draft.csv, dry), 409, {
+                kind: "error",
+                message: `Nothing was imported: ${error.message}.`
+              })
+            }
+            return previewPage(viewer, kind, draft, stateOf(kind, draft.csv, Either.left(error)), 400, null)
+          }
+          const result = outcome.right
+          if (result.errors.length > 0) {
+            return previewPage(viewer, kind, draft, stateOf(kind, draft.csv, Either.right(result)), 422, {
+              kind: "error",
+              message: "Nothing was imported: the file has errors now (the data changed since the preview). Fix them and upload the file again."
+            })
+          }
+          yield* drafts.remove(owner, draft.id)
+          const done = kind.done(result, draft.filename)
+          yield* web.flash(viewer, "success", done.message)
+          return web.redirect(done.redirect)
+        }))
+    )
+
+    yield* router.post(
+      `${options.route}/:draft/discard`,
+      web.action(role, (viewer) =>
+        Effect.gen(function*() {
+          const kind = yield* options.kindOf(viewer)
+          yield* drafts.remove(ownerOf(viewer, kind), yield* draftId)
+          yield* web.flash(viewer, "success", "Import cancelled: the uploaded file was discarded, and nothing was imported.")
+          return web.redirect(kind.path)
+        }))
+    )
+  })
