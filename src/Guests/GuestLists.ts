@@ -22,6 +22,7 @@ import { onUniqueViolation } from "../SqlErrors.js"
 import { Outbox } from "../Webhooks/Outbox.js"
 import { columnChanges, type GuestListChange, statusChange } from "./Changes.js"
 import type { GuestUpdate, NewGuest, RsvpStatus } from "./Domain.js"
+import { GuestsCsv } from "./GuestsCsv.js"
 import { type GuestPageQuery, type GuestRow, GuestsRepo } from "./GuestsRepo.js"
 import { renderGuests, seesPayments } from "./GuestView.js"
 import { searchFilter, type SearchParams } from "./Search.js"
@@ -43,6 +44,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     const origin = yield* PublicOrigin
     const outbox = yield* Outbox
     const ids = yield* Ids
+    const csv = yield* GuestsCsv
 
     /** A batch applies whole or not at all; a unique-key race with another writer asks for a retry. */
     const oneBatch = <A, E, R>(batch: Effect.Effect<A, E, R>) =>
@@ -326,7 +328,22 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         return tokens
       })
 
-    return { list, search, add, update, remove, render, counts, page, guest, ensureInviteTokens } as const
+    return {
+      list,
+      search,
+      add,
+      update,
+      remove,
+      render,
+      counts,
+      page,
+      guest,
+      ensureInviteTokens,
+      /** The list as CSV, streamed (GuestsCsv.ts). */
+      exportCsv: csv.exportCsv,
+      /** A CSV import into the list (GuestsCsv.ts). */
+      importCsv: csv.importCsv
+    } as const
   }),
   dependencies: [
     GuestsRepo.Default,
@@ -335,6 +352,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     Events.Default,
     PublicOrigin.Default,
     Outbox.Default,
-    Ids.Default
+    Ids.Default,
+    GuestsCsv.Default
   ]
 }) {}

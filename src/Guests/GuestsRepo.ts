@@ -1,6 +1,7 @@
 /** Guest lists in SQLite, read in set-based queries: one query gives guests with their histories. */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -62,6 +63,99 @@ export interface GuestPageQuery {
   readonly skip: number
 }
 
+/** A guest as the CSV export writes it: the person's fields and the guest's, without the history. */
+export interface ExportGuestRow {
+  readonly gid: number
+  readonly person_id: number
+  readonly public_id: string
+  readonly first_name: string
+  readonly last_name: string
+  readonly email: string
+  readonly phone: string | null
+  readonly company: string | null
+  readonly position: string | null
+  readonly rsvp_status: string
+  readonly attendance_status: string | null
+  readonly dietary_restrictions: string | null
+  readonly rsvp_note: string | null
+  readonly custom_columns: string | null
+  readonly rsvp_question_responses: string
+}
+
+/** A guest's values as an import reads and writes them (`event_guests` columns, JSON as stored). */
+export interface GuestValues {
+  readonly rsvp_status: string
+  readonly attendance_status: string | null
+  readonly dietary_restrictions: string | null
+  readonly rsvp_note: string | null
+  readonly custom_columns: string | null
+}
+
+/** A guest link an import found, with the state its writes expect to find again. */
+export interface ImportLinkRow extends GuestValues {
+  readonly id: number
+  readonly person_id: number
+  readonly removed_at: string | null
+}
+
+/** Rows of one set-based statement of an import, serialized ahead as the JSON array `json_each` reads. */
+export interface LinkBatch<_Row> {
+  readonly size: number
+  readonly json: string
+}
+
+const valuesOf = (v: GuestValues) => [v.rsvp_status, v.attendance_status, v.dietary_restrictions, v.rsvp_note, v.custom_columns]
+
+/** A guest link to create for the active person with this email key, with its values. */
+export interface NewLink {
+  readonly emailKey: string
+  readonly values: GuestValues
+}
+
+export const newLinksBatch = (links: ReadonlyArray<NewLink>): LinkBatch<NewLink> => ({
+  size: links.length,
+  json: JSON.stringify(links.map((l) => [l.emailKey, ...valuesOf(l.values)]))
+})
+
+/**
+ * New values for an existing link (on the list again when it was removed), written only if the
+ * link is still as the import found it (`expected`, `removedAt` included).
+ */
+export interface LinkUpdate {
+  readonly id: number
+  readonly expected: GuestValues
+  readonly removedAt: string | null
+  readonly values: GuestValues
+}
+
+export const linkUpdatesBatch = (updates: ReadonlyArray<LinkUpdate>): LinkBatch<LinkUpdate> => ({
+  size: updates.length,
+  json: JSON.stringify(updates.map((u) => [u.id, ...valuesOf(u.expected), u.removedAt, ...valuesOf(u.values)]))
+})
+
+/** A link the import records history for without changing it: it must still be as found. */
+export interface LinkCheck {
+  readonly id: number
+  readonly expected: GuestValues
+}
+
+export const linkChecksBatch = (checks: ReadonlyArray<LinkCheck>): LinkBatch<LinkCheck> => ({
+  size: checks.length,
+  json: JSON.stringify(checks.map((c) => [c.id, ...valuesOf(c.expected)]))
+})
+
+/** An RSVP history entry for the guest of the active person with this email key. */
+export interface NewHistory {
+  readonly emailKey: string
+  readonly status: string
+  readonly actionType: "added" | "updated"
+}
+
+export const historyBatch = (entries: ReadonlyArray<NewHistory>): LinkBatch<NewHistory> => ({
+  size: entries.length,
+  json: JSON.stringify(entries.map((e) => [e.emailKey, e.status, e.actionType]))
+})
+
 export type GuestFilter =
   | { readonly _tag: "PersonIds"; readonly personIds: ReadonlyArray<string> }
   | { readonly _tag: "Email"; readonly email: string }
@@ -116,7 +210,9 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       const base = sql`g.event_id = ${eventId} AND g.removed_at IS NULL`
       switch (filter._tag) {
         case "PersonIds":
-          return sql`${base} AND p.public_id IN (SELECT value FROM json_each(${JSON.stringify(filter.personIds)}))`
+          // through the persons' ids: each named guest is found by its (event, person) key, whatever the list's length
+          return sql`${base} AND g.person_id IN (SELECT x.id FROM persons x
+              WHERE x.public_id IN (SELECT value FROM json_each(${JSON.stringify(filter.personIds)})))`
         case "Email":
           return sql`${base} AND p.email_key = ${filter.email.trim().toLowerCase()}`
         case "Name":
@@ -128,7 +224,8 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     const search = (eventId: number, filter: GuestFilter, limit: number, skip: number) =>
       Effect.all([
         direct.rows<{ id: number }>(sql`SELECT g.id FROM event_guests g JOIN persons p ON p.id = g.person_id
-            WHERE ${where(eventId, filter)} ORDER BY g.id LIMIT ${limit} OFFSET ${skip}`),
+            WHERE ${where(eventId, filter)}
+            ORDER BY ${filter._tag === "PersonIds" ? sql.literal("+g.id") : sql.literal("g.id")} LIMIT ${limit} OFFSET ${skip}`),
         direct.first<{ total: number }>(
           sql`SELECT count(*) AS total FROM event_guests g JOIN persons p ON p.id = g.person_id WHERE ${where(eventId, filter)}`
         )
@@ -286,8 +383,123 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
         (row) => row?.n ?? 0
       )
 
+    const exportSelect = sql.literal(`SELECT g.id AS gid, g.person_id, p.public_id, p.first_name, p.last_name, p.email,
+        (SELECT x.number FROM phones x WHERE x.person_id = g.person_id ORDER BY x.is_preferred DESC, x.id LIMIT 1) AS phone,
+        p.company, p.position, g.rsvp_status, g.attendance_status, g.dietary_restrictions, g.rsvp_note,
+        g.custom_columns, g.rsvp_question_responses
+      FROM event_guests g JOIN persons p ON p.id = g.person_id`)
+
+    /**
+     * Every guest on the list as the CSV export reads them (no history, consent or invite), in
+     * keyset batches of up to `size` in link order, like `ofEvent`; run it in `DirectSql.snapshot`.
+     */
+    const exportOfEvent = (eventId: number, size: number): Stream.Stream<ReadonlyArray<ExportGuestRow>, SqlError> =>
+      Stream.paginateEffect(0, (after: number) =>
+        Effect.map(
+          direct.rows<ExportGuestRow>(
+            sql`${exportSelect} WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND g.id > ${after} ORDER BY g.id LIMIT ${size}`
+          ),
+          (rows) => [rows, rows.length < size ? Option.none() : Option.some(rows[rows.length - 1]!.gid)] as const
+        )
+      ).pipe(Stream.filter((rows) => rows.length > 0))
+
+    /** The links (active or removed) of these persons on an event. */
+    const linksOfPersons = (eventId: number, personIds: ReadonlyArray<number>) =>
+      personIds.length === 0
+        ? Effect.succeed<ReadonlyArray<ImportLinkRow>>([])
+        : direct.rows<ImportLinkRow>(sql`SELECT g.id, g.person_id, g.rsvp_status, g.attendance_status, g.dietary_restrictions,
+              g.rsvp_note, g.custom_columns, g.removed_at
+            FROM json_each(${JSON.stringify(personIds)}) j
+            CROSS JOIN event_guests g ON g.event_id = ${eventId} AND g.person_id = j.value`)
+
+    /** The guest ids of the active persons with these email keys on an event. */
+    const guestIdsByEmailKeys = (eventId: number, organizationId: number, emailKeys: ReadonlyArray<string>) =>
+      emailKeys.length === 0
+        ? Effect.succeed<ReadonlyArray<{ readonly email_key: string; readonly id: number }>>([])
+        : direct.rows<{ readonly email_key: string; readonly id: number }>(sql`SELECT p.email_key, g.id
+            FROM json_each(${JSON.stringify(emailKeys)}) j
+            CROSS JOIN persons p ON p.organization_id = ${organizationId} AND p.email_key = j.value AND p.archived_at IS NULL
+            JOIN event_guests g ON g.event_id = ${eventId} AND g.person_id = p.id`)
+
+    /** How many rows a statement with `RETURNING 1` touched. */
+    const touched = (statement: Statement.Statement<unknown>) => Effect.map(direct.rows(statement), (rows) => rows.length)
+
+    /**
+     * Puts the active persons of these email keys on the list, with their values, in one statement.
+     * Answers how many it put there: fewer than given means a person was archived meanwhile. A
+     * person put on the list meanwhile fails it with a unique-key violation.
+     */
+    const insertLinksMany = (eventId: number, organizationId: number, links: LinkBatch<NewLink>, at: string) =>
+      links.size === 0
+        ? Effect.succeed(0)
+        : touched(sql`INSERT INTO event_guests (event_id, person_id, rsvp_status, attendance_status, dietary_restrictions,
+              rsvp_note, custom_columns, created_at, updated_at)
+            SELECT ${eventId}, p.id, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, ${at}, ${at}
+            FROM json_each(${links.json}) j
+            CROSS JOIN persons p ON p.organization_id = ${organizationId} AND p.email_key = j.value ->> 0 AND p.archived_at IS NULL
+            ORDER BY j.key
+            RETURNING 1`)
+
+    /**
+     * Writes new values on existing links (a removed one comes back on the list), each only if it
+     * is still as the import found it. Answers how many it wrote: fewer than given means another
+     * write changed one of them meanwhile.
+     */
+    const updateLinksMany = (updates: LinkBatch<LinkUpdate>, at: string) =>
+      updates.size === 0
+        ? Effect.succeed(0)
+        : touched(sql`UPDATE event_guests SET rsvp_status = j.value ->> 7, attendance_status = j.value ->> 8,
+              dietary_restrictions = j.value ->> 9, rsvp_note = j.value ->> 10, custom_columns = j.value ->> 11,
+              removed_at = NULL, updated_at = ${at}
+            FROM json_each(${updates.json}) j
+            WHERE event_guests.id = j.value ->> 0 AND event_guests.rsvp_status = j.value ->> 1
+              AND event_guests.attendance_status IS j.value ->> 2 AND event_guests.dietary_restrictions IS j.value ->> 3
+              AND event_guests.rsvp_note IS j.value ->> 4 AND event_guests.custom_columns IS j.value ->> 5
+              AND event_guests.removed_at IS j.value ->> 6
+            RETURNING 1`)
+
+    /** How many of these active links are still as the import found them. */
+    const unchangedLinks = (checks: LinkBatch<LinkCheck>) =>
+      checks.size === 0
+        ? Effect.succeed(0)
+        : Effect.map(
+          direct.first<{ readonly n: number }>(sql`SELECT count(*) AS n FROM json_each(${checks.json}) j
+              CROSS JOIN event_guests g ON g.id = j.value ->> 0
+            WHERE g.removed_at IS NULL AND g.rsvp_status = j.value ->> 1 AND g.attendance_status IS j.value ->> 2
+              AND g.dietary_restrictions IS j.value ->> 3 AND g.rsvp_note IS j.value ->> 4 AND g.custom_columns IS j.value ->> 5`),
+          (row) => row?.n ?? 0
+        )
+
+    /**
+     * RSVP history entries by one actor, in the given order, for the guests (on this event) of the
+     * active persons with these email keys. Answers how many it wrote.
+     */
+    const addHistoryMany = (
+      eventId: number,
+      organizationId: number,
+      actor: { readonly type: string; readonly id: string },
+      entries: LinkBatch<NewHistory>,
+      at: string
+    ) =>
+      entries.size === 0
+        ? Effect.succeed(0)
+        : touched(sql`INSERT INTO rsvp_history (event_guest_id, status, actor_type, actor_id, action_type, created_at)
+            SELECT g.id, j.value ->> 1, ${actor.type}, ${actor.id}, j.value ->> 2, ${at}
+            FROM json_each(${entries.json}) j
+            CROSS JOIN persons p ON p.organization_id = ${organizationId} AND p.email_key = j.value ->> 0 AND p.archived_at IS NULL
+            JOIN event_guests g ON g.event_id = ${eventId} AND g.person_id = p.id
+            ORDER BY j.key
+            RETURNING 1`)
+
     return {
       ofEvent,
+      exportOfEvent,
+      linksOfPersons,
+      guestIdsByEmailKeys,
+      insertLinksMany,
+      updateLinksMany,
+      unchangedLinks,
+      addHistoryMany,
       counts,
       eventsOfPerson,
       byInvite,

@@ -1,6 +1,8 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
+import { csvResponse } from "../Csv/CsvExport.js"
+import { importAnswer } from "../Csv/ImportReport.js"
 import { CurrentCaller } from "../Domain/Caller.js"
 import { jsonAs } from "../Http/Json.js"
 import { jsonArrayAs } from "../Http/JsonStream.js"
@@ -20,6 +22,14 @@ export const GuestsHttp = HttpApiBuilder.group(Api, "guests", (handlers) =>
       .handle("search", ({ path, urlParams }) =>
         Effect.flatMap(CurrentCaller, (caller) =>
           Effect.map(guestLists.search(caller, path.id, urlParams), (r) => jsonAs(GuestSearchResult, r)))
+      )
+      // written as it is read (Csv/CsvExport.ts): nothing can fail once the first line is sent
+      .handle("exportCsv", ({ path }) =>
+        Effect.flatMap(CurrentCaller, (caller) =>
+          Effect.flatMap(guestLists.exportCsv(caller, path.id), ({ document, filename }) => csvResponse(filename, document)))
+      )
+      .handle("importCsv", ({ path, payload, urlParams }) =>
+        Effect.flatMap(CurrentCaller, (caller) => Effect.map(guestLists.importCsv(caller, path.id, payload, urlParams), importAnswer))
       )
       .handle("add", ({ path, payload }) =>
         Effect.flatMap(CurrentCaller, (caller) =>

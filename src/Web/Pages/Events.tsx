@@ -3,6 +3,7 @@ import type { ComponentChildren, VNode } from "preact"
 import type { Event } from "../../Events/Domain.js"
 import { count, dateTimeIn, plural } from "../Format.js"
 import { Badge, Card, EmptyState, type FlashView, Layout, type Member, PageHeader, Pager, type Site } from "../Html.js"
+import { RSVP_STATUSES, type RsvpChoice } from "./Guests.js"
 
 export type When = "upcoming" | "past"
 
@@ -13,8 +14,7 @@ export interface GuestCounts {
   readonly total: number
 }
 
-export const RSVP_STATUSES = ["Invited", "Accepted", "Maybe", "Declined", "Waitlisted"] as const
-export type RsvpStatusName = typeof RSVP_STATUSES[number]
+export type RsvpStatusName = RsvpChoice
 
 const monthDay = (iso: string, timeZone: string) => {
   const parts = new Intl.DateTimeFormat("en-US", { timeZone, month: "short", day: "numeric" }).formatToParts(new Date(iso))
@@ -220,6 +220,7 @@ export const EventPage = (props: {
           <>
             <a class="button" href={guests()}>Guest list</a>
             <a class="button secondary" href={site.href(`${base}/checkin`)}>Check-in (door mode)</a>
+            <a class="button secondary" href={site.href(`${base}/invitations`)}>Invitations</a>
             {props.canEdit ? <a class="button secondary" href={site.href(`${base}/edit`)}>Edit event</a> : null}
           </>
         }

@@ -2,7 +2,7 @@
  * An event's guest list (CONTRACT §11 "Guest list"): the list with its filters, search and pages,
  * the selection's actions, adding guests, and one guest with their status history and invite link.
  */
-import type { Guest } from "../../Guests/Domain.js"
+import { type Guest, RsvpStatus } from "../../Guests/Domain.js"
 import { count, plural } from "../Format.js"
 import {
   Badge,
@@ -20,7 +20,8 @@ import {
   type Site
 } from "../Html.js"
 
-export const RSVP_STATUSES = ["Invited", "Accepted", "Declined", "Maybe", "Waitlisted"] as const
+/** The RSVP statuses in the order the API lists them: every page shows them in this one order. */
+export const RSVP_STATUSES = RsvpStatus.literals
 export type RsvpChoice = (typeof RSVP_STATUSES)[number]
 
 /** Attendance as the filters and forms name it: `none` is "not checked in" (null in the API). */
@@ -195,7 +196,12 @@ const GuestResults = (props: {
         ? (
           <EmptyState title="No guests yet">
             {props.canWrite
-              ? <p>Add guests from your contacts, or a new contact by email. <a href={props.site.href(eventPath(props.event, "/guests/add"))}>Add guests</a></p>
+              ? (
+                <p>
+                  Add guests from your contacts, or a new contact by email: <a href={props.site.href(eventPath(props.event, "/guests/add"))}>Add guests</a>.
+                  {" "}Have them in a spreadsheet? <a href={props.site.href(eventPath(props.event, "/guests/import"))}>Import a CSV file</a>.
+                </p>
+              )
               : <p>A team member can add guests to this event.</p>}
           </EmptyState>
         )
@@ -268,6 +274,8 @@ export const GuestListPage = (props: {
                 : <a class="button secondary" href={site.href(eventPath(event, "/invitations/new"))}>Send invitations</a>
               : null}
             <a class="button secondary" href={site.href(eventPath(event, "/checkin"))}>Door check-in</a>
+            {props.canWrite ? <a class="button secondary" href={site.href(eventPath(event, "/guests/import"))}>Import CSV</a> : null}
+            <a class="button secondary" href={site.href(eventPath(event, "/guests/export"))}>Export CSV</a>
           </>
         }
       />
