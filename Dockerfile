@@ -22,6 +22,8 @@ COPY src ./src
 COPY migrations ./migrations
 COPY bin ./bin
 COPY scripts ./scripts
+# the integrator's guide, served at /docs/guide (copied beside the compiled modules by the build)
+COPY docs ./docs
 RUN npm run build && npm prune --omit=dev
 
 # --- runtime: production dependencies and the compiled service, as a non-root user ---------------

@@ -1,4 +1,4 @@
-// `npm run bench:csv`: contacts CSV import and export (CONTRACT §12) on the built server, started as
+// `npm run bench:csv`: contacts CSV import and export (docs/integrators.md#csv-export-and-import) on the built server, started as
 // `npm start` runs it (--max-old-space-size=256 --max-semi-space-size=8), over a fresh database.
 // Phases, each on a fresh server process: import 50,000 new contacts; export them; import 50,000 more;
 // export all 100,000; import the first file again (every row matches, nothing to fill). For each:

@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
-/** First responses of requests sent with an Idempotency-Key, kept 24 hours per caller (CONTRACT §10). */
+/** First responses of requests sent with an Idempotency-Key, kept 24 hours per caller (docs/integrators.md#idempotency-keys). */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`CREATE TABLE idempotency_keys (

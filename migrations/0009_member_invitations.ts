@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 /**
- * Invitations of existing users into an organization (CONTRACT §2): an organization may not set
+ * Invitations of existing users into an organization (docs/integrators.md#members-and-invitations): an organization may not set
  * the credentials of a user who exists already, so it invites them and they accept signed in to
  * their own account. The link is the only way to an invitation (it is found by its token, never
  * listed for the account), and only a hash of its token is stored. At most one invitation per user

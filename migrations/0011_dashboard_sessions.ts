@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 /**
- * Dashboard sessions (CONTRACT §11): the cookie holds a random id; only its SHA-256 is stored. A
+ * Dashboard sessions (docs/integrators.md#the-dashboard): the cookie holds a random id; only its SHA-256 is stored. A
  * session belongs to one user, remembers the organization they work in, carries the CSRF token
  * its forms must send back, and ends when idle too long, after 7 days, at sign-out, or when the
  * user's password changes. `flash` is the one message the next page shows ("Event created").

@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 /**
- * One outbox for every channel (CONTRACT §8, §14): webhook deliveries and emails are rows of
+ * One outbox for every channel (docs/integrators.md#delivery-and-retries, docs/integrators.md#email-invitations): webhook deliveries and emails are rows of
  * `outbox_deliveries`, claimed, leased, retried and released by the same dispatcher. A row's
  * `channel` says how it leaves; a webhook row names its registration and message, an email row has
  * its message in `outbox_emails`. Invitations (an email to a guest about an event) point at theirs.

@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 /**
- * Tickets for the door (CONTRACT §14): one short code per guest link, made the first time the
+ * Tickets for the door (docs/integrators.md#calendar-files-and-tickets): one short code per guest link, made the first time the
  * guest needs it (when they answer yes) and never changed afterwards. Codes are unique in the
  * whole instance, so a code names one guest of one event; the door checks the organization and the
  * event before it checks anyone in.

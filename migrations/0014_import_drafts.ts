@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 /**
- * A CSV file uploaded to the dashboard's import flow (CONTRACT §12), kept between its preview and
+ * A CSV file uploaded to the dashboard's import flow (docs/integrators.md#csv-export-and-import), kept between its preview and
  * the organizer's confirmation: a browser without scripts cannot send the file again, so the
  * server keeps it. A draft belongs to one member of one organization and one kind of import
  * (contacts, a guest list); its id is random and only its creator may use it. It is deleted when

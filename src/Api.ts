@@ -1,4 +1,11 @@
-/** The whole API: the groups of every feature, joined. The server, `/openapi.json` and `/docs` all come from it. */
+/**
+ * The whole API: the groups of every feature, joined. The server, `/openapi.json` and `/docs` all come from it.
+ *
+ * Every endpoint names its `operationId` itself with `OpenApi.Identifier`, as `<group>.<name>`
+ * (`persons.list`, `webhooks.retry`): client generators turn operationIds into method names, so an
+ * id must never follow a rename in the code. Keep the id of a published operation as it is;
+ * test/openapi.test.ts pins them all.
+ */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { AuthApi } from "./Auth/Api.js"
@@ -35,7 +42,11 @@ export class Api extends HttpApi.make("convene")
     OpenApi.Description,
     "Self-hosted event management: contacts, events, guest lists, invitations by email, calendar files and webhooks. " +
       "Authenticate with `x-api-key: <API token>`, or with `Authorization: Bearer <access token>` " +
-      "from POST /login plus an `organizationSlug` header."
+      "from POST /login plus an `organizationSlug` header.\n\n" +
+      "This reference lists every operation with its exact shapes. The **[integrator's guide](docs/guide)** " +
+      "(`/docs/guide` on this server, `docs/integrators.md` in the source) explains the rest: roles, errors and " +
+      "the order of checks, rate limits, pagination, idempotency keys, what each resource's fields mean, webhooks " +
+      "and how to verify their signatures, syncing with the change feed, CSV, email invitations, calendar files and the RSVP page."
   )
   .annotate(OpenApi.Transform, completeOpenApi)
 {}

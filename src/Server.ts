@@ -19,6 +19,7 @@ import { IdempotentLive } from "./Idempotency/Idempotent.js"
 import { ErrorMappingLive } from "./Http/ErrorMapping.js"
 import { requestLifecycle } from "./Http/RequestLifecycle.js"
 import { DocsLive } from "./Ops/Docs.js"
+import { GuideLive } from "./Ops/Guide.js"
 import { OpsHttp } from "./Ops/Http.js"
 import { Readiness } from "./Ops/Readiness.js"
 import { BootstrapLive } from "./Organizations/Bootstrap.js"
@@ -88,6 +89,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 /** The HTTP service on a given `http.Server`, with everything it needs but the database and config. */
 export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
   Layer.provide(DocsLive),
+  // the integrator's guide at /docs/guide, a page with the dashboard's stylesheet and headers
+  Layer.provide(GuideLive.pipe(Layer.provide(WebLive))),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
   Layer.provide(RsvpRoutesLive.pipe(Layer.provide(Gate.Default), Layer.provide(WebLive))),
   Layer.provide(DashboardLive),

@@ -1,5 +1,5 @@
 /**
- * Calendar files (CONTRACT §14): the iCalendar text rules checked line by line, the file read back
+ * Calendar files (docs/integrators.md#calendar-files-and-tickets): the iCalendar text rules checked line by line, the file read back
  * by an independent parser (ical.js), and `GET /event/:id/calendar.ics` over a real server: roles,
  * content type, a stable UID, and a SEQUENCE that grows when what the calendar shows changes.
  */

@@ -1,5 +1,5 @@
 /**
- * Contacts as CSV (CONTRACT §12) over a real server: `GET /person/export` and `POST /person/import`.
+ * Contacts as CSV (docs/integrators.md#csv-export-and-import) over a real server: `GET /person/export` and `POST /person/import`.
  * Exported files are read back with csv-parse; refusals are checked to leave the database as it
  * was (a digest of every row, read through a second connection).
  */

@@ -1,5 +1,5 @@
 /**
- * Accessibility and looks of every dashboard page in Chromium (CONTRACT §11): axe-core's WCAG 2.0,
+ * Accessibility and looks of every dashboard page in Chromium (docs/integrators.md#the-dashboard): axe-core's WCAG 2.0,
  * 2.1 and 2.2 A/AA rules find no serious or critical violation, each page has one `h1` and the
  * security headers, at 1280 px and on a 360 px touch screen, with data and in the empty states;
  * a full-page screenshot of each is saved as `test-artifacts/dashboard/<page>-<width>.png` (and what

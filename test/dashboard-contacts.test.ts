@@ -1,5 +1,5 @@
 /**
- * The dashboard's contacts over HTTP (CONTRACT §5, §11, §12): contacts created and edited through
+ * The dashboard's contacts over HTTP (docs/integrators.md#persons, docs/integrators.md#csv-export-and-import): contacts created and edited through
  * the pages are the API's own (custom fields of every type, a number kept digit for digit),
  * archiving and unarchiving with the API's 409, search, a contact's event history with payment
  * fields by role, roles enforced on the server, other organizations' contacts that do not exist,

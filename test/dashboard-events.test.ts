@@ -1,5 +1,5 @@
 /**
- * The dashboard's event pages over HTTP (CONTRACT §6, §11): the form creates and edits every field
+ * The dashboard's event pages over HTTP (docs/integrators.md#events, docs/integrators.md#the-dashboard): the form creates and edits every field
  * as the API stores it, edits notify webhooks with exactly the changed fields, roles are enforced
  * on the server, other organizations' events do not exist, refused input changes nothing and is
  * shown again, and names and descriptions never become markup.

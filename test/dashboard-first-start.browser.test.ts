@@ -1,5 +1,5 @@
 /**
- * The first start in Chromium (CONTRACT §1, §11): the real service process on an empty database with
+ * The first start in Chromium (README.md "Quick start", docs/integrators.md#the-dashboard): the real service process on an empty database with
  * no BOOTSTRAP_* variables prints an admin email, a password and the dashboard's address; a person
  * opens `/`, signs in with them by keyboard alone, creates an API key under Team settings › Linked
  * Services › API Keys, copies it from the page, uses it against the API, revokes it in the page,

@@ -1,5 +1,5 @@
 /**
- * The dashboard's guest list and door check-in over HTTP (CONTRACT §7, §11): writes made through
+ * The dashboard's guest list and door check-in over HTTP (docs/integrators.md#guest-lists, docs/integrators.md#the-dashboard): writes made through
  * the pages are the API's own (history entries by actor `user` with the member's id, the same
  * webhook notifications), roles are enforced on the server, other organizations' events and
  * guests do not exist, refused input changes nothing, and guests' data never becomes markup.

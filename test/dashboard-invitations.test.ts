@@ -1,5 +1,5 @@
 /**
- * The dashboard's invitations (CONTRACT §11, §14) over HTTP: from the guest list's selection (its
+ * The dashboard's invitations (docs/integrators.md#email-invitations) over HTTP: from the guest list's selection (its
  * checkboxes, no script) or by RSVP status, to a preview of the real email, to sending (the flash
  * says how many were queued, the API's log and the SMTP server see the same emails); the log with
  * its states; roles (Team Member sends, a Viewer reads and gets 403 on forged posts); another

@@ -1,5 +1,5 @@
 /**
- * An organizer's day in Chromium (CONTRACT §6, §7, §11): an Admin creates an event with every group
+ * An organizer's day in Chromium (docs/integrators.md#events, docs/integrators.md#guest-lists, docs/integrators.md#the-dashboard): an Admin creates an event with every group
  * of the form, edits it, adds three guests (a contact and two new people), changes statuses (one
  * guest, then a selection), reads a guest's history and copies their invite link; door staff check
  * a guest in on a phone-sized touch screen and undo it, as the API and the webhooks see it. Then

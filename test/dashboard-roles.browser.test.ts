@@ -1,5 +1,5 @@
 /**
- * Roles in Chromium (CONTRACT §2, §11): each role sees only the controls it may use, on every page;
+ * Roles in Chromium (docs/integrators.md#roles, docs/integrators.md#the-dashboard): each role sees only the controls it may use, on every page;
  * a forged form post (from the member's own page, with its session, CSRF token and Origin) for
  * anything above the role gets 403 and changes nothing the API can see. A Viewer writes nothing; a
  * Team Member manages guests (and checks them in) but not events or team settings; an Admin manages

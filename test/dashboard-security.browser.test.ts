@@ -1,5 +1,5 @@
 /**
- * The dashboard's defences in Chromium and over HTTP (CONTRACT §2, §11): forms without the session's
+ * The dashboard's defences in Chromium and over HTTP (docs/integrators.md#roles, docs/integrators.md#the-dashboard): forms without the session's
  * CSRF token or from another origin change nothing; signing in always starts a new session (no
  * fixation); an idle, signed-out or password-changed session leads to the sign-in page; what
  * organizers and guests typed (markup, scripts, `javascript:` links) is shown as text and never

@@ -1,5 +1,5 @@
 /**
- * The dashboard's Team settings › Members, invitation links and Account pages (CONTRACT §2, §11),
+ * The dashboard's Team settings › Members, invitation links and Account pages (docs/integrators.md#members-and-invitations),
  * over HTTP against a real server: the same rules as the members API (Super Admin writes, Admins
  * read, the last Super Admin stays, an existing user is only invited), and a password change that
  * ends every sign-in of the user.

@@ -1,5 +1,5 @@
 /**
- * The dashboard's Team settings › Webhooks over HTTP (CONTRACT §8, §11): registering, the signing
+ * The dashboard's Team settings › Webhooks over HTTP (docs/integrators.md#webhooks): registering, the signing
  * secret on request (the API's own), test deliveries that reach the receiver signed, the delivery
  * log with its filters, pages and retries, deleting; Admins only, other organizations' ids unknown,
  * refused URLs explained at the field, and what receivers send back never becoming markup.

@@ -1,5 +1,5 @@
 /**
- * Email (CONTRACT §14) below the API: the SMTP_URL and MAIL_FROM settings, the invitation
+ * Email (docs/integrators.md#email-invitations) below the API: the SMTP_URL and MAIL_FROM settings, the invitation
  * template's two parts, and the Mailer against a real SMTP server (smtp-server), its answers
  * sorted into sent, refused for good (5xx) and worth retrying (4xx, no connection, no answer).
  */

@@ -75,7 +75,7 @@ layer(testServer(), { excludeTestServices: true })("events", (it) => {
         })
       }))
 
-    it.effect("derives description in the four cases of the reference", () =>
+    it.effect("derives description in its four cases", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
         const preview = yield* createEvent(server, { linkPreviewDescription: "Preview text", rsvpDescription: "Ignored" })

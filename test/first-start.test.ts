@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { startServer } from "./support/Process.js"
 import { send, temporaryDirectory } from "./support/TestServer.js"
 
-/** CONTRACT §1: an empty database and no BOOTSTRAP_* variables; what is printed must let you in. */
+/** The first start (README.md "Quick start"): an empty database and no BOOTSTRAP_* variables; what is printed must let you in. */
 describe("first start", () => {
   it.scopedLive("creates the default organization and prints credentials that work, once", () =>
     Effect.gen(function*() {

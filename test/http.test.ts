@@ -1,7 +1,11 @@
-import { describe, expect, layer } from "@effect/vitest"
+import { describe, expect, it as plain, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { readdirSync, readFileSync, statSync } from "node:fs"
 import { connect } from "node:net"
+import { join } from "node:path"
+import { GUIDE_FILE, renderGuide } from "../src/Ops/Guide.js"
 import { Readiness } from "../src/Ops/Readiness.js"
+import { pageHeaders } from "../src/Web/Web.js"
 import { expectError, expectStatus } from "./support/Fixtures.js"
 import { TestServer, testServer } from "./support/TestServer.js"
 
@@ -157,7 +161,70 @@ layer(testServer(), { excludeTestServices: true })("HTTP behaviour", (it) => {
         expect(reply.headers.get("content-type")).toMatch(/text\/html/)
         expect(reply.text).toContain("Convene")
         expect(reply.text).not.toMatch(/<script[^>]+src="https?:/)
+        // the API reference page's description links to the integrator's guide, relative to /docs
+        expect(reply.text).toContain("docs/guide")
       }))
+
+    it.effect("serves the integrator's guide at /docs/guide as a page with the dashboard's stylesheet and headers", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const reply = expectStatus(yield* server.request("GET", "/docs/guide", { token: null }), 200)
+        expect(reply.headers.get("content-type")).toMatch(/^text\/html/)
+        for (const [name, value] of Object.entries(pageHeaders)) expect(reply.headers.get(name), name).toBe(value)
+        expect(reply.headers.get("x-ratelimit-limit")).toBeNull()
+        const page = reply.text
+        expect(page.match(/<h1[ >]/g)).toHaveLength(1)
+        expect(page).toContain(`<h1 id="convene-integrators-guide">`)
+        for (const id of ["authentication", "errors", "the-order-of-checks", "rate-limits", "idempotency-keys", "verifying-signatures", "syncing-with-the-change-feed"]) {
+          expect(page).toContain(`id="${id}"`)
+        }
+        expect(page).toMatch(/<link rel="stylesheet" href="\/app\/assets\/app\.[\w-]+\.css"/)
+        // no inline script or style (the CSP would block them), nothing from another origin
+        expect(page).not.toMatch(/<style|\sstyle="|\son[a-z]+="/i)
+        for (const tag of page.match(/<script[^>]*>/g) ?? []) expect(tag).toMatch(/ src="\/app\/assets\//)
+        expect(page).not.toMatch(/(?:src|href)="\/\//)
+        // every link inside the page reaches a heading of it
+        const ids = new Set([...page.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]))
+        for (const [, anchor] of page.matchAll(/href="#([^"]+)"/g)) expect(ids, anchor).toContain(anchor)
+        // the code blocks are there, escaped
+        expect(page).toContain("createHmac(&quot;sha256&quot;, key)")
+      }))
+  })
+})
+
+describe("the integrator's guide", () => {
+  plain("renders raw HTML as text and keeps only http(s), mailto and in-page links", () => {
+    const html = renderGuide([
+      "# Title",
+      "",
+      "<script>alert(1)</script>",
+      "",
+      "Text <img src=x onerror=alert(1)> [bad](javascript:alert(1)) [file](../README.md) [ok](https://example.org) " +
+      "[mail](mailto:a@example.org) [here](#title) ![picture](https://example.org/p.png)",
+      "",
+      "## A heading, with `code` & punctuation!",
+      "## A heading, with `code` & punctuation!"
+    ].join("\n"))
+    expect(html).not.toMatch(/<script|<img|href="(?!https:|mailto:|#)/i)
+    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;")
+    expect(html).toContain(`<a href="https://example.org">ok</a>`)
+    expect(html).toContain(`<a href="mailto:a@example.org">mail</a>`)
+    expect(html).toContain(`<a href="#title">here</a>`)
+    expect(html).toContain("bad file")
+    expect(html).toContain(`<h2 id="a-heading-with-code--punctuation">`)
+    expect(html).toContain(`<h2 id="a-heading-with-code--punctuation-1">`)
+  })
+
+  plain("has every section that README.md, code comments and tests point at (docs/integrators.md#<section>)", () => {
+    const ids = new Set([...renderGuide(readFileSync(GUIDE_FILE, "utf8")).matchAll(/ id="([^"]+)"/g)].map((m) => m[1]))
+    const files = (path: string): ReadonlyArray<string> =>
+      statSync(path).isDirectory() ? readdirSync(path).flatMap((name) => files(join(path, name))) : [path]
+    const pointers = ["README.md", "src", "migrations", "test", "bench", "scripts"]
+      .flatMap(files)
+      .filter((file) => /\.(?:ts|tsx|mjs|md|css)$/.test(file))
+      .flatMap((file) => [...readFileSync(file, "utf8").matchAll(/docs\/integrators\.md#([\w-]+)/g)].map((m) => ({ file, anchor: m[1]! })))
+    expect(pointers.length).toBeGreaterThan(50)
+    for (const { anchor, file } of pointers) expect(ids, `${file}: #${anchor}`).toContain(anchor)
   })
 })
 

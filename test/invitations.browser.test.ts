@@ -1,5 +1,5 @@
 /**
- * An invitation from end to end in Chromium (CONTRACT §14): an organizer ticks a guest on the guest
+ * An invitation from end to end in Chromium (docs/integrators.md#email-invitations): an organizer ticks a guest on the guest
  * list, writes the invitation, checks the preview and sends it; a real SMTP server receives the
  * email; the guest opens the link from the email and answers yes; the guest list says Accepted.
  * Pages must raise no console error (the CSP forbids inline styles and scripts).

@@ -1,5 +1,5 @@
 /**
- * Invitations by email (CONTRACT §14) over a real server and a real SMTP server (smtp-server),
+ * Invitations by email (docs/integrators.md#email-invitations) over a real server and a real SMTP server (smtp-server),
  * each email parsed with mailparser and its calendar file with ical.js: what one email holds, who
  * gets one, the refusals, the roles, and the outbox's guarantees for emails (retried after a 4xx,
  * failed at once on a 5xx, one transaction for 500, nothing twice on an idempotent replay, every

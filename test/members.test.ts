@@ -1,5 +1,5 @@
 /**
- * Members across organizations (CONTRACT §2, §11 Team settings). A user is an account of the whole
+ * Members across organizations (docs/integrators.md#members-and-invitations; the dashboard's Team settings). A user is an account of the whole
  * instance; no organization can set or learn the credentials of another's member. An email that
  * has a user already is invited (202, a one-time link) instead of being added with a password the
  * inviting organization chose.

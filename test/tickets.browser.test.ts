@@ -1,5 +1,5 @@
 /**
- * Tickets in Chromium (CONTRACT §14, §11): a guest opens their RSVP link and answers yes; the ticket
+ * Tickets in Chromium (docs/integrators.md#calendar-files-and-tickets): a guest opens their RSVP link and answers yes; the ticket
  * on the page is photographed and its QR code decoded by an independent decoder (jsQR) from the
  * screenshot; a Team Member at the door, on a phone-sized screen, checks the guest in with what the
  * QR code holds, typed into the ticket field, and the REST API shows the guest `Attended`. Then the

@@ -1,5 +1,5 @@
 /**
- * Tickets for the door over HTTP (CONTRACT §14 "Ticket", §11 "Check-in"): a guest who answered yes
+ * Tickets for the door over HTTP (docs/integrators.md#calendar-files-and-tickets, and the dashboard's check-in): a guest who answered yes
  * sees a ticket on their RSVP page (a QR code drawn on the server, and its code), nobody else does;
  * the door's ticket field checks the guest in as one tap does (attendance `Attended` over REST, the
  * `EventPerson` notification, no history entry), says since when on a second try and changes

@@ -1,5 +1,5 @@
 /**
- * Hostile webhook receivers (CONTRACT §8): whatever a receiver answers costs the server a bounded
+ * Hostile webhook receivers (docs/integrators.md#delivery-and-retries): whatever a receiver answers costs the server a bounded
  * amount of memory and time. The server runs as its own process with the heap limits of
  * `npm start`; the receivers are raw TCP servers on loopback that generate their answers on the
  * fly (the test never holds a large body). Peak memory is the process's VmHWM.

@@ -1,5 +1,5 @@
 /**
- * `POST /webhook/test` (CONTRACT §8, §11 "send a test delivery"): a sample notification of the
+ * `POST /webhook/test` (docs/integrators.md#test-deliveries, also sent from the dashboard): a sample notification of the
  * registration's type goes through the outbox and the dispatcher like any other, signed, retried
  * and logged, marked as a test; only the caller's organization's active registrations get one.
  */

@@ -1,6 +1,6 @@
 /**
  * Access middleware, declared with the API. Each endpoint names the least role it needs; the
- * middleware runs the contract's checks in order (CONTRACT §3): rate limit of the caller (429),
+ * middleware runs the API's checks in order (docs/integrators.md#the-order-of-checks): rate limit of the caller (429),
  * credentials (401), `organizationSlug` for access tokens (400, 403), role (403). Only then is
  * the request decoded and handled.
  */

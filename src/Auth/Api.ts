@@ -1,7 +1,8 @@
-/** `POST /login` and `GET /me` (reference "Authentication endpoints", CONTRACT §2). */
+/** `POST /login` and `GET /me` (docs/integrators.md#login-access-tokens, docs/integrators.md#get-me). */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { RequiredText } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
@@ -15,16 +16,19 @@ export class AuthApi extends HttpApiGroup.make("auth")
         // any non-empty text: an address that is no member's is a failed login (401), counted
         email: RequiredText(320),
         password: Schema.Redacted(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)))
-      }))
+      }).annotations({ examples: [{ email: "ana@acme.test", password: Redacted.make("a long secret") }] }))
       .addSuccess(Schema.Struct({
         accessToken: Schema.String,
         organizationSlugs: Schema.Array(Schema.String),
         expiresIn: Schema.Int.annotations({ description: "Seconds until the access token expires." })
+      }).annotations({
+        examples: [{ accessToken: "cvs_ub-lv_40i7k1ooISsfv-VBrCDivn-aSajMS07mUejTw", organizationSlugs: ["acme"], expiresIn: 86400 }]
       }))
       .addError(Unauthorized.Wire)
       .addError(RateLimited.Wire)
       .addError(PayloadTooLarge.Wire)
       .middleware(PublicAccess)
+      .annotate(OpenApi.Identifier, "auth.login")
       .annotate(OpenApi.Summary, "Log in; each call issues a new access token")
   )
   .add(
@@ -36,8 +40,21 @@ export class AuthApi extends HttpApiGroup.make("auth")
         role: Schema.NullOr(Role),
         organizationSlugs: Schema.Array(Schema.String),
         organizations: Schema.Array(Schema.Struct({ slug: Schema.String, role: Role }))
+      }).annotations({
+        examples: [
+          {
+            firstName: "Ana",
+            lastName: "Silva",
+            email: "ana@acme.test",
+            role: "Super Admin",
+            organizationSlugs: ["acme", "beta"],
+            organizations: [{ slug: "acme", role: "Super Admin" }, { slug: "beta", role: "Viewer" }]
+          },
+          { firstName: null, lastName: null, email: null, role: "Admin", organizationSlugs: ["acme"], organizations: [{ slug: "acme", role: "Admin" }] }
+        ]
       }))
       .middleware(SessionAccess)
+      .annotate(OpenApi.Identifier, "auth.me")
       .annotate(OpenApi.Summary, "The caller; needs only the Authorization header")
   )
   .annotate(OpenApi.Title, "Authentication")

@@ -103,7 +103,8 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
       organizations.membership({ userId, organizationSlug }).pipe(Effect.orDie)
 
     /**
-     * Checks an email and password under the lockout of CONTRACT §2: `POST /login` and the
+     * Checks an email and password under the login lockout (10 failures for one email in 15 minutes,
+     * then 429 until the window has passed; LoginThrottle.ts): `POST /login` and the
      * dashboard's sign-in share it, so neither is a way around the other's count.
      */
     const verify = Effect.fn("Auth.verify")(function*(email: string, password: Redacted.Redacted) {
@@ -167,7 +168,7 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
     }, Effect.orDie)
 
     /**
-     * A password change's end of the user's sign-ins (CONTRACT §11): every dashboard session, the
+     * A password change's end of the user's sign-ins (docs/integrators.md#the-dashboard): every dashboard session, the
      * one that made the change included. `Members` replaces the password and ends the login access
      * tokens in the same transaction, which this joins.
      */

@@ -1,5 +1,5 @@
 /**
- * Brute-force protection for `POST /login` (CONTRACT §2): after 10 failed logins for one email,
+ * Brute-force protection for `POST /login` (docs/integrators.md#login-access-tokens): after 10 failed logins for one email,
  * known or not, within a 15-minute window, further logins for that email get 429 until the window
  * has passed, even with the right password. In memory, time from `Clock`.
  */

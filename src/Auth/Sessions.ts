@@ -1,5 +1,5 @@
 /**
- * Dashboard sessions (CONTRACT §11): a random id of 256 bits in the `convene_session` cookie,
+ * Dashboard sessions (docs/integrators.md#the-dashboard): a random id of 256 bits in the `convene_session` cookie,
  * stored as a hash; idle expiry `SESSION_IDLE_TIMEOUT`, absolute expiry 7 days; ended at sign-out,
  * and with every other session of the user when their password changes. Each session has its own
  * CSRF token, which every form of the dashboard carries.

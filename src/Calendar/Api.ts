@@ -1,4 +1,4 @@
-/** Calendar files (CONTRACT §14): an event as iCalendar, for the organization's own calendars. */
+/** Calendar files (docs/integrators.md#calendar-files-and-tickets): an event as iCalendar, for the organization's own calendars. */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
@@ -32,6 +32,7 @@ export class CalendarApi extends HttpApiGroup.make("calendar")
       .addSuccess(CalendarFile)
       .addError(NotFound.Wire)
       .middleware(ViewerAccess)
+      .annotate(OpenApi.Identifier, "calendar.eventCalendar")
       .annotate(OpenApi.Summary, "The event as an iCalendar file (extension)")
       .annotate(
         OpenApi.Description,

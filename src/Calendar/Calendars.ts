@@ -1,4 +1,4 @@
-/** Calendar files of events (CONTRACT §14): the staff's download of an event, and what emails attach. */
+/** Calendar files of events (docs/integrators.md#calendar-files-and-tickets): the staff's download of an event, and what emails attach. */
 import * as Effect from "effect/Effect"
 import type { Caller } from "../Domain/Caller.js"
 import { Events } from "../Events/Events.js"

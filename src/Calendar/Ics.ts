@@ -1,7 +1,7 @@
 /**
  * An event as an iCalendar file (RFC 5545): one VCALENDAR holding one VEVENT, for the calendar
  * download (`GET /event/:id/calendar.ics`), the guest's "Add to calendar" link on the RSVP page and
- * the attachment of every invitation email (CONTRACT §14).
+ * the attachment of every invitation email (docs/integrators.md#calendar-files-and-tickets).
  *
  * Written here rather than with a library: one VEVENT needs a page of code (the text rules below),
  * every rule is tested against an independent parser (test/calendar.test.ts, ical.js), and the
@@ -69,7 +69,7 @@ export interface CalendarInput {
 const CRLF = "\r\n"
 const encoder = new TextEncoder()
 
-/** Control characters are not allowed in values (RFC 5545 §3.3.11); tabs and line breaks are kept apart. */
+/** Control characters are not allowed in values (RFC 5545, section 3.3.11); tabs and line breaks are kept apart. */
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g
 
@@ -86,7 +86,7 @@ export const escapeText = (value: string): string =>
 const paramValue = (value: string): string => `"${value.replace(CONTROLS, "").replace(/[\r\n"]/g, " ")}"`
 
 /**
- * A content line folded at 75 octets (RFC 5545 §3.1): each continuation line starts with one
+ * A content line folded at 75 octets (RFC 5545, section 3.1): each continuation line starts with one
  * space and holds at most 74 octets more; a UTF-8 character is never split.
  */
 export const foldLine = (line: string): string => {

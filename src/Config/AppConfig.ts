@@ -1,5 +1,5 @@
 /**
- * The service's configuration (CONTRACT §1), read once at start through Effect `Config`, so a bad
+ * The service's configuration (the variables README.md lists under "Configuration"), read once at start through Effect `Config`, so a bad
  * value stops start-up before anything listens. Tests supply their own `ConfigProvider`.
  */
 import * as Config from "effect/Config"
@@ -47,7 +47,7 @@ export interface AppConfigShape {
     readonly concurrency: number
     readonly allowPrivateDestinations: boolean
   }
-  /** Email (`SMTP_URL` and `MAIL_FROM`, CONTRACT §14); none when both are unset. */
+  /** Email (`SMTP_URL` and `MAIL_FROM`, docs/integrators.md#email-invitations); none when both are unset. */
   readonly email: Option.Option<EmailSettings>
   /** Reverse proxies whose forwarding headers are believed (`TRUSTED_PROXIES`). */
   readonly trustedProxies: TrustedProxies

@@ -1,5 +1,5 @@
 /**
- * Readers for environment variables with the contract's rules: an unset or empty variable takes
+ * Readers for environment variables with the service's rules: an unset or empty variable takes
  * its default; a bad value fails with a ConfigError whose message names the variable and says
  * what it must be, so start-up can stop with one clear line.
  */

@@ -8,7 +8,7 @@
 /**
  * The first path segments under which the service has routes of its own (`/person/:id`, `/app/...`).
  * A prefix may not begin with one of them, or `<prefix>/...` would be ambiguous. A prefix may be an
- * exact route (`/events`, the contract's own example): that path alone stays the route, and every
+ * exact route (`/events`, the example README.md gives): that path alone stays the route, and every
  * path below it is the prefixed service.
  */
 export const OWN_SEGMENTS: ReadonlyArray<string> = [

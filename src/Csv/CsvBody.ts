@@ -1,5 +1,5 @@
 /**
- * CSV request bodies (CONTRACT §12): an import endpoint declares its payload as `CsvBody`, and that
+ * CSV request bodies (docs/integrators.md#csv-export-and-import): an import endpoint declares its payload as `CsvBody`, and that
  * declaration is all it takes. Every other body of the API is JSON of at most 1 MiB (Http/JsonBody.ts);
  * the error mapping finds the endpoints whose payload is `CsvBody` in the API itself (`csvBodyRoutes`)
  * and reads their bodies as text instead, up to 10 MiB, strictly as UTF-8 (`decodeCsvBytes`).

@@ -1,5 +1,5 @@
 /**
- * CSV exports (CONTRACT §12): a list of columns and a stream of row batches become an RFC 4180
+ * CSV exports (docs/integrators.md#csv-export-and-import): a list of columns and a stream of row batches become an RFC 4180
  * document (header row, CRLF line ends, fields quoted when they hold a quote, a comma, CR or LF),
  * UTF-8 without BOM, every cell neutralized against formula injection (Formula.ts), written to
  * the client batch by batch as the rows are read (`streamed`, Http/JsonStream.ts): memory holds

@@ -1,5 +1,5 @@
 /**
- * Reading an imported CSV (CONTRACT §12) into rows of cells, for a feature that supplies its columns
+ * Reading an imported CSV (docs/integrators.md#csv-export-and-import) into rows of cells, for a feature that supplies its columns
  * (`HeaderSpec`) and then validates and writes the rows itself. What spreadsheets make is accepted:
  * - a UTF-8 BOM (the body was checked to be UTF-8 when it was read: CsvBody.ts);
  * - separators: comma, semicolon (spreadsheets in locales whose decimal mark is a comma write `;`)

@@ -1,5 +1,5 @@
 /**
- * Spreadsheet formula injection (CONTRACT §12, OWASP "CSV Injection"): a spreadsheet opening an
+ * Spreadsheet formula injection (docs/integrators.md#csv-export-and-import, OWASP "CSV Injection"): a spreadsheet opening an
  * exported file runs a cell that starts with `=`, `+`, `-` or `@` (and some read a leading tab or
  * carriage return the same way) as a formula, e.g. `=HYPERLINK("http://evil","x")`. Exports put a
  * `'` before such cells, which spreadsheets show as text. The full-width forms of the four signs

@@ -1,9 +1,9 @@
 /**
- * The answer of a CSV import (CONTRACT §12): `{ dryRun, rows, created, updated, unchanged, errors:
+ * The answer of a CSV import (docs/integrators.md#csv-export-and-import): `{ dryRun, rows, created, updated, unchanged, errors:
  * [{ row, column, message }], unknownColumns }`, plus the feature's own counts (a guest list's
  * `added`). A real import with any row error writes nothing and answers 422 with the same body,
  * to which `message` and `code: "import_rejected"` are added, so that a client reading every error
- * body's `message` (CONTRACT §3) has one, and can tell it from the other 422 (`idempotency_key_reused`).
+ * body's `message` (every error body is `{ message, code, issues? }`) has one, and can tell it from the other 422 (`idempotency_key_reused`).
  *
  * Rows are numbered from 1, the first record after the header (blank records count, so row N is
  * the spreadsheet's line N + 1 whatever is skipped). `column` is the header as the file gives it,

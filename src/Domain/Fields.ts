@@ -1,4 +1,4 @@
-/** Field schemas shared by payloads: strings are trimmed (CONTRACT §3) and bounded. */
+/** Field schemas shared by payloads: strings are trimmed (docs/integrators.md#requests-and-responses) and bounded. */
 import * as Schema from "effect/Schema"
 /**
  * An optional key of a JSON payload: absent, or present with a value (JSON has no undefined),

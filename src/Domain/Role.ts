@@ -1,5 +1,5 @@
 import * as Schema from "effect/Schema"
-/** Organization roles, highest first (CONTRACT §2). */
+/** Organization roles, highest first (docs/integrators.md#roles). */
 export const roles = ["Super Admin", "Admin", "Team Member", "Viewer"] as const
 
 export const Role = Schema.Literal(...roles).annotations({ identifier: "Role" })

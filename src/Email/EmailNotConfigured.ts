@@ -1,6 +1,6 @@
 /**
- * 409 `email_not_configured` (CONTRACT §14): sending email needs SMTP_URL and MAIL_FROM. The error
- * body has the contract's shape, `{ message, code }`.
+ * 409 `email_not_configured` (docs/integrators.md#error-codes): sending email needs SMTP_URL and MAIL_FROM. The error
+ * body has the API's error shape, `{ message, code }`.
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"

@@ -1,5 +1,5 @@
 /**
- * Emails into the transactional outbox (CONTRACT §14, with §8's guarantees): each email is a
+ * Emails into the transactional outbox (docs/integrators.md#email-invitations, with the webhooks' guarantees): each email is a
  * delivery of channel `email`, written by the caller's transaction with the message as it is then,
  * and sent, retried, leased and released by the same dispatcher as webhooks.
  */

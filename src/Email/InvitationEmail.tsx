@@ -1,5 +1,5 @@
 /**
- * The invitation email (CONTRACT §14): a plain-text and an HTML part saying the same, rendered for
+ * The invitation email (docs/integrators.md#email-invitations): a plain-text and an HTML part saying the same, rendered for
  * one guest. The HTML comes from Preact, like the dashboard's pages, so every value is escaped; its
  * styles are inline, since mail readers drop style sheets. Both parts carry the guest's personal
  * RSVP link, the event's name, its date and time in its own time zone (named), the place and the

@@ -1,5 +1,5 @@
 /**
- * Sending one email over SMTP (CONTRACT §14), for the outbox's email channel. Nodemailer's pooled
+ * Sending one email over SMTP (docs/integrators.md#email-invitations), for the outbox's email channel. Nodemailer's pooled
  * transport keeps up to the SMTP server's share of the dispatcher's slots (a quarter of
  * `WEBHOOK_CONCURRENCY`) connections open, so sending many costs one handshake per connection, not
  * per email. Each attempt is bounded by `WEBHOOK_TIMEOUT` (the outbox's per-attempt timeout): the

@@ -1,5 +1,5 @@
 /**
- * Email settings (CONTRACT §14): `SMTP_URL` says where mail leaves, `MAIL_FROM` who sends it. Both
+ * Email settings (docs/integrators.md#email-invitations): `SMTP_URL` says where mail leaves, `MAIL_FROM` who sends it. Both
  * or neither: without them, sending answers 409 `email_not_configured`. SMTP_URL may hold a
  * password, so it is kept `Redacted` and never written into a message or a log line.
  */

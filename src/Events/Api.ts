@@ -1,4 +1,4 @@
-/** The event endpoints (reference "Events", CONTRACT §6). */
+/** The event endpoints (docs/integrators.md#events). */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
@@ -25,6 +25,7 @@ export class EventsApi extends HttpApiGroup.make("events")
       .setUrlParams(ListParams)
       .addSuccess(EventList)
       .middleware(ViewerAccess)
+      .annotate(OpenApi.Identifier, "events.list")
       .annotate(OpenApi.Summary, "Upcoming events (past ones with includePastEvents), by date")
   )
   .add(
@@ -32,6 +33,7 @@ export class EventsApi extends HttpApiGroup.make("events")
       .setUrlParams(ListParams)
       .addSuccess(EventList)
       .middleware(ViewerAccess)
+      .annotate(OpenApi.Identifier, "events.listAlias")
       .annotate(OpenApi.Summary, "Alias of GET /event")
   )
   .add(
@@ -42,6 +44,7 @@ export class EventsApi extends HttpApiGroup.make("events")
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(AdminAccess)
+      .annotate(OpenApi.Identifier, "events.create")
       .annotate(OpenApi.Summary, "Create an event (extension)")
   )
   .add(
@@ -50,6 +53,7 @@ export class EventsApi extends HttpApiGroup.make("events")
       .addSuccess(Event)
       .addError(NotFound.Wire)
       .middleware(ViewerAccess)
+      .annotate(OpenApi.Identifier, "events.get")
       .annotate(OpenApi.Summary, "One event (extension)")
   )
   .add(
@@ -62,6 +66,7 @@ export class EventsApi extends HttpApiGroup.make("events")
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(AdminAccess)
+      .annotate(OpenApi.Identifier, "events.update")
       .annotate(OpenApi.Summary, "Update an event partially; emits an Event notification when something changed (extension)")
   )
   .annotate(OpenApi.Title, "Events")

@@ -1,4 +1,4 @@
-/** Events as the API shows and takes them (reference "Event", CONTRACT §6). */
+/** Events as the API shows and takes them (docs/integrators.md#events). */
 import * as Schema from "effect/Schema"
 import { HttpUrl, isRealDate, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
@@ -51,7 +51,40 @@ export const Event = Schema.Struct({
   rsvpQuestions: Schema.Array(RsvpQuestion),
   customColumns: Schema.Array(Schema.String),
   hostUserIds: Schema.Array(Schema.String)
-}).annotations({ identifier: "Event" })
+}).annotations({
+  identifier: "Event",
+  examples: [{
+    eventId: "f8b1969a-ac50-4831-8044-6139cce28f31",
+    name: "Summer Gala",
+    primarySlug: "summer-gala",
+    primaryDate: "2030-06-01T20:00:00+02:00",
+    timezone: "Europe/Paris",
+    userRole: "Admin",
+    isPublic: true,
+    locationName: "Grand Hall",
+    locationAddress: "1 Example Street",
+    locationPhoneNumber: null,
+    locationWebsite: "https://grandhall.example.org",
+    virtualLocations: [{ url: "https://meet.example.org/gala", password: null, phoneNumber: null, sourceType: "custom" }],
+    eventTags: ["gala", "fundraiser"],
+    images: [{ type: "headerImg", url: "https://cdn.example.org/gala-header.jpg" }],
+    rsvpDescription: "Dress code: black tie.\nDoors at 19:30.",
+    description: "Dress code: black tie. Doors at 19:30.",
+    capacity: 200,
+    featuredImage: null,
+    locationApartment: null,
+    locationCity: "Paris",
+    locationState: null,
+    locationPostalCode: "75001",
+    locationCountry: "FR",
+    linkPreviewDescription: null,
+    capacityEnabled: true,
+    ticketingEnabled: true,
+    rsvpQuestions: [{ title: "Song request?", description: null }],
+    customColumns: ["Table"],
+    hostUserIds: ["0b0e8a52-61a4-4b5e-9a3c-2f1d4e5c6b7a"]
+  }]
+})
 export type Event = typeof Event.Type
 
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/
@@ -131,12 +164,39 @@ export const CreateEvent = Schema.Struct({
   name: RequiredText(300),
   primaryDate: DateTimeWithOffset,
   ...eventFields
-}).annotations({ identifier: "CreateEvent" })
+}).annotations({
+  identifier: "CreateEvent",
+  examples: [
+    { name: "Summer Gala", primaryDate: "2030-06-01T20:00:00+02:00" },
+    {
+      name: "Summer Gala",
+      primaryDate: "2030-06-01T20:00:00+02:00",
+      timezone: "Europe/Paris",
+      primarySlug: "summer-gala",
+      isPublic: true,
+      locationName: "Grand Hall",
+      locationAddress: "1 Example Street",
+      locationCity: "Paris",
+      rsvpDescription: "Dress code: black tie.\nDoors at 19:30.",
+      capacityEnabled: true,
+      capacity: 200,
+      ticketingEnabled: true,
+      rsvpQuestions: [{ title: "Song request?" }],
+      customColumns: ["Table"]
+    }
+  ]
+})
 export type CreateEvent = typeof CreateEvent.Type
 
 export const UpdateEvent = Schema.Struct({
   name: optional(RequiredText(300)),
   primaryDate: optional(DateTimeWithOffset),
   ...eventFields
-}).annotations({ identifier: "UpdateEvent" })
+}).annotations({
+  identifier: "UpdateEvent",
+  examples: [
+    { primaryDate: "2030-06-08T20:00:00+02:00", locationName: "Riverside Pavilion" },
+    { linkPreviewDescription: "An evening of music for a good cause", capacity: 250 }
+  ]
+})
 export type UpdateEvent = typeof UpdateEvent.Type

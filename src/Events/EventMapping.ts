@@ -1,5 +1,5 @@
 /**
- * Events between the API and their rows: `toEvent` renders a row as the reference's Event (with
+ * Events between the API and their rows: `toEvent` renders a row as the API's Event (docs/integrators.md#events, with
  * the derived `description` and `capacity`), `columnsOf` maps the fields of a create or patch to
  * the columns they set.
  */
@@ -7,7 +7,7 @@ import { parseJson } from "../Domain/Json.js"
 import type { CreateEvent, Event, RsvpQuestion, VirtualLocation } from "./Domain.js"
 import type { EventColumns, EventRow } from "./EventsRepo.js"
 
-/** The reference's `description`: the link preview's, else the RSVP description on one line, else null. */
+/** The event's derived `description`: the link preview's, else the RSVP description on one line, else null. */
 export const describeEvent = (linkPreview: string | null, rsvpDescription: string | null): string | null =>
   linkPreview !== null ? linkPreview : rsvpDescription !== null ? rsvpDescription.replace(/\r\n|\n|\r/g, " ") : null
 

@@ -1,4 +1,4 @@
-/** Events (reference "Event", CONTRACT §6): create, read, list, partial update, hosts. */
+/** Events (docs/integrators.md#events): create, read, list, partial update, hosts. */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"

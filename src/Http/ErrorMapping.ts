@@ -1,5 +1,5 @@
 /**
- * One error shape everywhere (CONTRACT §3). This API-level middleware sits between the router and
+ * One error shape everywhere (docs/integrators.md#errors). This API-level middleware sits between the router and
  * the encoder of the API's errors: it turns what the framework raises (unknown route, schema
  * violation, malformed JSON, an oversize body, defects) into the API's own errors, adds the
  * headers some errors carry, logs defects without letting their details reach the body, and sends
@@ -122,8 +122,8 @@ const unavailable = (error: Unavailable) =>
   HttpServerResponse.unsafeJson({ message: error.message, code: "unavailable" }, { status: 503 })
 
 /**
- * Bodies are JSON of at most 1 MiB (CONTRACT §3), except on the endpoints that take a CSV file
- * (CONTRACT §12): text of at most 10 MiB there, and only there.
+ * Bodies are JSON of at most 1 MiB, except on the endpoints that take a CSV file
+ * (docs/integrators.md#csv-export-and-import): text of at most 10 MiB there, and only there.
  */
 export const ErrorMappingLive = HttpApiBuilder.middleware(Api, Effect.map(Readiness, (readiness) => (app) =>
   Effect.gen(function*() {

@@ -1,5 +1,5 @@
 /**
- * The API's errors. Every error body is `{ message, code, issues? }` (CONTRACT §3): each error is a
+ * The API's errors. Every error body is `{ message, code, issues? }` (docs/integrators.md#errors): each error is a
  * tagged class in the program and travels over the wire through its `Wire` schema, which is what
  * endpoints declare, what the server encodes and what `/openapi.json` documents.
  */

@@ -7,7 +7,7 @@
  * deep would overflow the stack there), and without the NUL character in any string.
  *
  * The request handed to the API keeps everything else (body stream, url, headers), so the checks
- * still run in the CONTRACT's order: this parse happens when the endpoint decodes its payload, after
+ * still run in their order (docs/integrators.md#the-order-of-checks): this parse happens when the endpoint decodes its payload, after
  * routing, rate limits, credentials and roles.
  */
 import * as Headers from "@effect/platform/Headers"

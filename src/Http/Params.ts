@@ -1,4 +1,7 @@
-/** Query-string parameters (CONTRACT §4). */
+/**
+ * Query-string parameters (docs/integrators.md#pagination): `limit` 1 to 100, `skip` 0 or more,
+ * booleans as true/1/false/0, anything else a 400.
+ */
 import * as Schema from "effect/Schema"
 const integer = (message: string) =>
   Schema.String.pipe(

@@ -1,5 +1,5 @@
 /**
- * Whether a form post comes from the service's own pages (CONTRACT §11): its `Origin` header, or
+ * Whether a form post comes from the service's own pages (docs/integrators.md#the-dashboard): its `Origin` header, or
  * its `Referer` when a browser sends no `Origin`, names `PUBLIC_BASE_URL`'s origin, or the host the
  * request was sent to (a browser sets `Host` from the address it opened, so a page of another site
  * cannot match it; this keeps forms working when the service is reached by another name than its

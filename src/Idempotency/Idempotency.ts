@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (CONTRACT §10): the first response to a request carrying an `Idempotency-Key`
+ * Idempotency keys (docs/integrators.md#idempotency-keys): the first response to a request carrying an `Idempotency-Key`
  * is kept for 24 hours per caller and organization (`callerKey` below is that scope, see
  * `Idempotent.ts`). The same key with the same request replays it without acting
  * again; with a different request it is refused (422); while the first is still running, a second

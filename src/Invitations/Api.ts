@@ -1,4 +1,4 @@
-/** Invitations by email (CONTRACT §14). */
+/** Invitations by email (docs/integrators.md#email-invitations). */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
@@ -25,6 +25,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Identifier, "invitations.send")
       .annotate(OpenApi.Summary, "Email invitations to guests: chosen ones, or every guest with given RSVP statuses (extension)")
       .annotate(
         OpenApi.Description,
@@ -47,6 +48,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .addSuccess(InvitationList)
       .addError(NotFound.Wire)
       .middleware(ViewerAccess)
+      .annotate(OpenApi.Identifier, "invitations.list")
       .annotate(OpenApi.Summary, "The event's invitation emails, newest first, with their delivery state (extension)")
       .annotate(OpenApi.Description, "`limit` 1 to 100 (default 50), `skip` 0 or more.")
   )

@@ -1,4 +1,4 @@
-/** Invitations by email as the API takes and shows them (CONTRACT §14). */
+/** Invitations by email as the API takes and shows them (docs/integrators.md#email-invitations). */
 import * as Schema from "effect/Schema"
 import { optional, Text } from "../Domain/Fields.js"
 import { RsvpStatus } from "../Guests/Domain.js"

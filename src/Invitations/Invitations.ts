@@ -1,5 +1,5 @@
 /**
- * Invitations by email (CONTRACT §14). Sending chooses the guests (named ones, or every guest with
+ * Invitations by email (docs/integrators.md#email-invitations). Sending chooses the guests (named ones, or every guest with
  * given RSVP statuses), gives each an RSVP link if they have none, renders one email per guest
  * (plain text, HTML and the event's calendar file, METHOD:PUBLISH) and queues them all in one
  * transaction through the outbox, which sends them like webhook deliveries: at least once,

@@ -1,4 +1,4 @@
-/** Unauthenticated operational endpoints (CONTRACT §1); not rate limited. */
+/** Unauthenticated operational endpoints (docs/integrators.md#operations); not rate limited. */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
@@ -11,12 +11,14 @@ export class OpsApi extends HttpApiGroup.make("ops")
   .add(
     HttpApiEndpoint.get("healthz", "/healthz")
       .addSuccess(Status)
+      .annotate(OpenApi.Identifier, "ops.healthz")
       .annotate(OpenApi.Summary, "The process is up")
   )
   .add(
     HttpApiEndpoint.get("readyz", "/readyz")
       .addSuccess(Status)
       .addError(Unavailable.Wire)
+      .annotate(OpenApi.Identifier, "ops.readyz")
       .annotate(OpenApi.Summary, "The database is reachable and migrated; 503 while shutting down")
   )
   .annotate(OpenApi.Title, "Operations")

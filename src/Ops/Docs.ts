@@ -2,7 +2,8 @@
  * `/docs`: Scalar's API reference of the same definition the server runs, working offline (the
  * Scalar bundle is inlined in the page). The bundle is 3.4 MB of JavaScript, so its module is
  * imported on the first visit rather than at start: a service nobody reads the docs of does not
- * carry it in memory.
+ * carry it in memory. The API's description (src/Api.ts) links to the integrator's guide beside it,
+ * `/docs/guide` (Guide.ts).
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"

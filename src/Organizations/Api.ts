@@ -1,8 +1,9 @@
-/** Members, invitations and API tokens of the caller's organization (CONTRACT §2, §11, extensions). */
+/** Members, invitations and API tokens of the caller's organization (docs/integrators.md#members-and-invitations, docs/integrators.md#managing-api-tokens). */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { AdminAccess, SessionAccess, SuperAdminAccess } from "../Auth/Access.js"
 import { optional, RequiredText, UserEmail } from "../Domain/Fields.js"
@@ -31,7 +32,16 @@ export const ApiTokenJson = Schema.Struct({
   createdAt: Schema.String,
   lastUsedAt: Schema.NullOr(Schema.String),
   revokedAt: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "ApiToken" })
+}).annotations({
+  identifier: "ApiToken",
+  examples: [{
+    tokenId: "3d5e7f90-1a2b-4c3d-8e9f-0a1b2c3d4e5f",
+    name: "CRM sync",
+    createdAt: "2030-05-01T09:00:00.000Z",
+    lastUsedAt: "2030-05-02T14:12:09.000Z",
+    revokedAt: null
+  }]
+})
 
 export const NewMemberJson = Schema.Struct({
   email: UserEmail,
@@ -42,9 +52,15 @@ export const NewMemberJson = Schema.Struct({
   firstName: optional(Schema.NullOr(RequiredText(200))),
   lastName: optional(Schema.NullOr(RequiredText(200))),
   role: Role
-}).annotations({ identifier: "NewMember" })
+}).annotations({
+  identifier: "NewMember",
+  examples: [{ email: "ben@acme.test", password: Redacted.make("a long secret"), firstName: "Ben", lastName: "Okafor", role: "Team Member" }]
+})
 
-export const MemberAddedJson = Schema.Struct({ userId: Schema.String }).annotations({ identifier: "MemberAdded" })
+export const MemberAddedJson = Schema.Struct({ userId: Schema.String }).annotations({
+  identifier: "MemberAdded",
+  examples: [{ userId: "0b0e8a52-61a4-4b5e-9a3c-2f1d4e5c6b7a" }]
+})
 
 export const MemberInvitedJson = Schema.Struct({
   status: Schema.Literal("invited"),
@@ -52,7 +68,15 @@ export const MemberInvitedJson = Schema.Struct({
     description: "A one-time link for the user to open signed in to their own account (7 days)."
   }),
   expiresAt: Schema.String
-}).annotations(HttpApiSchema.annotations({ identifier: "MemberInvited", status: 202 }))
+}).annotations(HttpApiSchema.annotations({
+  identifier: "MemberInvited",
+  status: 202,
+  examples: [{
+    status: "invited",
+    inviteUrl: "https://events.example.org/app/invitations/cvi_Jx0q9mB2sL7dV4kR8tY1wZ3cN6pH5fG2aE0uI9oQ",
+    expiresAt: "2030-05-08T09:00:00.000Z"
+  }]
+}))
 
 export const InvitationJson = Schema.Struct({
   organizationSlug: Schema.String,
@@ -92,6 +116,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organization")
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(SuperAdminAccess)
+      .annotate(OpenApi.Identifier, "organization.addMember")
       .annotate(OpenApi.Summary, "Add a member: a new email becomes a user (200); an existing user is invited (202)")
       .annotate(
         OpenApi.Description,
@@ -107,6 +132,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organization")
     HttpApiEndpoint.get("members", "/member")
       .addSuccess(Schema.Struct({ members: Schema.Array(MemberJson) }))
       .middleware(AdminAccess)
+      .annotate(OpenApi.Identifier, "organization.members")
       .annotate(OpenApi.Summary, "The organization's members, then its pending invitations")
   )
   .add(
@@ -119,6 +145,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organization")
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(SuperAdminAccess)
+      .annotate(OpenApi.Identifier, "organization.changeMemberRole")
       .annotate(OpenApi.Summary, "Change a member's role; 409 for the last Super Admin's demotion (extension)")
   )
   .add(
@@ -129,6 +156,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organization")
       .addError(Conflict.Wire)
       .middleware(Idempotent)
       .middleware(SuperAdminAccess)
+      .annotate(OpenApi.Identifier, "organization.removeMember")
       .annotate(OpenApi.Summary, "Remove a member, whose access ends at once; 409 for the last Super Admin (extension)")
   )
   .add(
@@ -138,6 +166,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organization")
       .addError(NotFound.Wire)
       .middleware(Idempotent)
       .middleware(SuperAdminAccess)
+      .annotate(OpenApi.Identifier, "organization.revokeInvitation")
       .annotate(OpenApi.Summary, "Revoke a pending invitation (extension)")
   )
   .add(
@@ -147,6 +176,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organization")
       .addError(Forbidden.Wire)
       .addError(NotFound.Wire)
       .middleware(SessionAccess)
+      .annotate(OpenApi.Identifier, "organization.invitation")
       .annotate(OpenApi.Summary, "What an invitation link offers, signed in as the invited user (extension)")
       .annotate(OpenApi.Description, linkOnly)
       .annotate(OpenApi.Override, bearerOnly)
@@ -160,6 +190,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organization")
       .addError(Conflict.Wire)
       .middleware(Idempotent)
       .middleware(SessionAccess)
+      .annotate(OpenApi.Identifier, "organization.acceptInvitation")
       .annotate(OpenApi.Summary, "Accept an invitation link, signed in as the invited user (extension)")
       .annotate(
         OpenApi.Description,
@@ -170,16 +201,24 @@ export class OrganizationsApi extends HttpApiGroup.make("organization")
   )
   .add(
     HttpApiEndpoint.post("createToken", "/api-token")
-      .setPayload(Schema.Struct({ name: RequiredText(100) }))
-      .addSuccess(Schema.Struct({ tokenId: Schema.String, name: Schema.String, token: Schema.String }))
+      .setPayload(Schema.Struct({ name: RequiredText(100) }).annotations({ examples: [{ name: "CRM sync" }] }))
+      .addSuccess(Schema.Struct({ tokenId: Schema.String, name: Schema.String, token: Schema.String }).annotations({
+        examples: [{
+          tokenId: "3d5e7f90-1a2b-4c3d-8e9f-0a1b2c3d4e5f",
+          name: "CRM sync",
+          token: "cvn_Q2hhbmdlIG1lOiB0aGlzIGlzIGFuIGV4YW1wbGUgdG9rZW4"
+        }]
+      }))
       .addError(PayloadTooLarge.Wire)
       .middleware(AdminAccess)
+      .annotate(OpenApi.Identifier, "organization.createToken")
       .annotate(OpenApi.Summary, "Create an API token; the token is shown only in this response")
   )
   .add(
     HttpApiEndpoint.get("tokens", "/api-token")
       .addSuccess(Schema.Struct({ tokens: Schema.Array(ApiTokenJson) }))
       .middleware(AdminAccess)
+      .annotate(OpenApi.Identifier, "organization.tokens")
       .annotate(OpenApi.Summary, "The organization's API tokens (never the tokens themselves)")
   )
   .add(
@@ -189,6 +228,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organization")
       .addError(NotFound.Wire)
       .middleware(Idempotent)
       .middleware(AdminAccess)
+      .annotate(OpenApi.Identifier, "organization.revokeToken")
       .annotate(OpenApi.Summary, "Revoke an API token at once")
   )
   .annotate(OpenApi.Title, "Organization")

@@ -1,5 +1,5 @@
 /**
- * Start-up bootstrap (CONTRACT §1), idempotent: the `BOOTSTRAP_*` organization, Super Admin and
+ * Start-up bootstrap (README.md, "Organizations, members and tokens"), idempotent: the `BOOTSTRAP_*` organization, Super Admin and
  * API token are created when missing. With no `BOOTSTRAP_*` at all and an empty database, a
  * `default` organization, an `admin@localhost` Super Admin with a random password and an API
  * token are created; they are handed to the start-up announcement, which prints them once.

@@ -1,5 +1,5 @@
 /**
- * Invitations of existing users (CONTRACT §2): an organization cannot set or learn the
+ * Invitations of existing users (docs/integrators.md#members-and-invitations): an organization cannot set or learn the
  * credentials of a user who exists already, so instead of adding them it hands out a one-time
  * link, which the user opens signed in to their own account. Until they accept, they are not a
  * member.

@@ -1,5 +1,5 @@
 /**
- * An organization's members (CONTRACT §2, §11 Team settings): adding, listing, changing roles and
+ * An organization's members (docs/integrators.md#members-and-invitations; the dashboard's Team settings): adding, listing, changing roles and
  * removing. A user is an account of the whole instance and may belong to several organizations,
  * so an organization sets a password only for an email that is new to the instance; a user who
  * exists already is invited and joins by accepting with their own credentials (`Invitations`).

@@ -1,4 +1,4 @@
-/** The persons endpoints (reference "Persons", CONTRACT §5). */
+/** The persons endpoints (docs/integrators.md#persons). */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
@@ -25,6 +25,19 @@ export const BulkResult = Schema.Union(
   })
 ).annotations({ identifier: "BulkPersonResult" })
 
+const BulkUpdateResults = Schema.Struct({ results: Schema.Array(BulkResult) }).annotations({
+  examples: [{
+    results: [
+      { personId: "f8a64a54-f28c-4234-8ab3-1335fdf45bad", success: true },
+      {
+        personId: "5c4da3e8-db21-48b0-a419-c3479dc81e7e",
+        success: false,
+        error: { message: "An active person with email ada@example.com exists", code: "conflict" }
+      }
+    ]
+  }]
+})
+
 /** `POST /person/import`: its answer, and the 422 of a refused import. */
 export const PersonImport = importSchemas("Person", {})
 
@@ -43,6 +56,7 @@ export class PersonsApi extends HttpApiGroup.make("persons")
       .setUrlParams(Schema.Struct({ limit: optional(Limit), skip: optional(Skip) }))
       .addSuccess(Schema.Struct({ persons: Schema.Array(Person) }))
       .middleware(ViewerAccess)
+      .annotate(OpenApi.Identifier, "persons.list")
       .annotate(OpenApi.Summary, "List active persons, in creation order")
   )
   .add(
@@ -61,6 +75,7 @@ export class PersonsApi extends HttpApiGroup.make("persons")
         skip: Schema.Int
       }))
       .middleware(ViewerAccess)
+      .annotate(OpenApi.Identifier, "persons.search")
       .annotate(OpenApi.Summary, "Search persons by name (substring) or email (exact); exactly one of query or email")
   )
   .add(
@@ -70,6 +85,7 @@ export class PersonsApi extends HttpApiGroup.make("persons")
       }))
       .addSuccess(ContactsCsv)
       .middleware(ViewerAccess)
+      .annotate(OpenApi.Identifier, "persons.exportCsv")
       .annotate(OpenApi.Summary, "Every active (or archived) person as CSV, streamed: Content-Disposition attachment contacts-<slug>-<date>.csv")
   )
   .add(
@@ -84,6 +100,7 @@ export class PersonsApi extends HttpApiGroup.make("persons")
       .addError(CsvTooLarge)
       .middleware(Idempotent)
       .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Identifier, "persons.importCsv")
       .annotate(OpenApi.Summary, `Import contacts from CSV (at most ${MAX_CSV_BYTES} bytes, ${MAX_CSV_ROWS} rows)`)
       .annotate(
         OpenApi.Description,
@@ -99,11 +116,15 @@ export class PersonsApi extends HttpApiGroup.make("persons")
   .add(
     HttpApiEndpoint.post("create", "/person")
       .setPayload(CreatePerson)
-      .addSuccess(Schema.Struct({ personId: Schema.String }), { status: 201 })
+      .addSuccess(
+        Schema.Struct({ personId: Schema.String }).annotations({ examples: [{ personId: "f8a64a54-f28c-4234-8ab3-1335fdf45bad" }] }),
+        { status: 201 }
+      )
       .addError(Conflict.Wire)
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Identifier, "persons.create")
       .annotate(OpenApi.Summary, "Create a person; 409 when an active person has the email")
   )
   .add(
@@ -112,6 +133,7 @@ export class PersonsApi extends HttpApiGroup.make("persons")
       .addSuccess(PersonDetail)
       .addError(NotFound.Wire)
       .middleware(ViewerAccess)
+      .annotate(OpenApi.Identifier, "persons.get")
       .annotate(OpenApi.Summary, "One person with custom fields and event history")
   )
   .add(
@@ -124,6 +146,7 @@ export class PersonsApi extends HttpApiGroup.make("persons")
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Identifier, "persons.update")
       .annotate(OpenApi.Summary, "Update a person; body personId must equal the path id")
   )
   .add(
@@ -133,11 +156,19 @@ export class PersonsApi extends HttpApiGroup.make("persons")
           title: "UpdatePerson",
           description: "An update object as for PUT /person/:id, with personId. Each item succeeds or fails on its own."
         })).pipe(Schema.minItems(1), Schema.maxItems(100))
+      }).annotations({
+        examples: [{
+          persons: [
+            { personId: "f8a64a54-f28c-4234-8ab3-1335fdf45bad", company: "Analytical Engines Ltd" },
+            { personId: "5c4da3e8-db21-48b0-a419-c3479dc81e7e", email: "ada@example.com" }
+          ]
+        }]
       }))
-      .addSuccess(Schema.Struct({ results: Schema.Array(BulkResult) }))
+      .addSuccess(BulkUpdateResults)
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Identifier, "persons.bulkUpdate")
       .annotate(OpenApi.Summary, "Update up to 100 persons; also limited by the bulk rate limit")
   )
   .add(
@@ -147,6 +178,7 @@ export class PersonsApi extends HttpApiGroup.make("persons")
       .addError(NotFound.Wire)
       .middleware(Idempotent)
       .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Identifier, "persons.archive")
       .annotate(OpenApi.Summary, "Archive a person (extension)")
   )
   .add(
@@ -157,6 +189,7 @@ export class PersonsApi extends HttpApiGroup.make("persons")
       .addError(Conflict.Wire)
       .middleware(Idempotent)
       .middleware(TeamMemberAccess)
+      .annotate(OpenApi.Identifier, "persons.unarchive")
       .annotate(OpenApi.Summary, "Restore an archived person; 409 when the email is taken meanwhile (extension)")
   )
   .annotate(OpenApi.Title, "Persons")
@@ -171,12 +204,14 @@ export class CustomFieldsApi extends HttpApiGroup.make("customFields")
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(AdminAccess)
+      .annotate(OpenApi.Identifier, "customFields.create")
       .annotate(OpenApi.Summary, "Define a custom field for the organization (extension)")
   )
   .add(
     HttpApiEndpoint.get("list", "/custom-field")
       .addSuccess(Schema.Struct({ customFields: Schema.Array(CustomFieldDefinition) }))
       .middleware(ViewerAccess)
+      .annotate(OpenApi.Identifier, "customFields.list")
       .annotate(OpenApi.Summary, "The organization's custom-field definitions (extension)")
   )
   .annotate(OpenApi.Title, "Custom fields")

@@ -1,5 +1,5 @@
 /**
- * Contacts as CSV (CONTRACT §12): the export, streamed from one snapshot, and the import, which
+ * Contacts as CSV (docs/integrators.md#csv-export-and-import): the export, streamed from one snapshot, and the import, which
  * reads, validates, matches and plans before one short transaction of set-based statements. The
  * columns and row validation are in PersonsCsv.ts, the matching rules in ImportPlan.ts, the CSV
  * machinery in src/Csv/. `Persons` offers both as its own methods.
@@ -62,7 +62,7 @@ export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/Contacts
     const ids = yield* Ids
 
     /**
-     * The organization's active (or archived) persons as a CSV document (CONTRACT §12), read in
+     * The organization's active (or archived) persons as a CSV document (docs/integrators.md#csv-export-and-import), read in
      * keyset batches from one snapshot and written as they are read.
      */
     const exportCsv = Effect.fn("ContactsCsv.exportCsv")(function*(caller: Caller, params: { readonly archived?: boolean | undefined }) {
@@ -153,7 +153,7 @@ export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/Contacts
       })
 
     /**
-     * A contacts import (CONTRACT §12): the file is read, every row validated, the rows matched to
+     * A contacts import (docs/integrators.md#csv-export-and-import): the file is read, every row validated, the rows matched to
      * active persons by email and the writes planned, all before the transaction and in slices
      * that leave the event loop free; then, unless it is a dry run or a row has an error, the plan
      * is written in one short transaction of set-based statements.

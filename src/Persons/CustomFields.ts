@@ -1,6 +1,8 @@
 /**
- * Custom fields (CONTRACT §5): per-organization definitions, the validation of the two update
- * forms of the reference, and how values are shown (flat `customFields`, `customFieldsDetailed`).
+ * Custom fields (docs/integrators.md#custom-fields): per-organization definitions, the validation of
+ * the two update forms (`customFields` and `customFieldMultiselect`,
+ * docs/integrators.md#updating-persons), and how values are shown (flat `customFields`,
+ * `customFieldsDetailed`).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"

@@ -68,7 +68,20 @@ export const Person = Schema.Struct({
   phone: Schema.NullOr(Schema.String),
   archived: Schema.Boolean,
   customFields: KeyedRecord(CustomFieldValue)
-}).annotations({ identifier: "Person" })
+}).annotations({
+  identifier: "Person",
+  examples: [{
+    personId: "f8a64a54-f28c-4234-8ab3-1335fdf45bad",
+    firstName: "Ada",
+    lastName: "Lovelace",
+    email: "ada@example.com",
+    company: "Analytical Engines",
+    birthday: "1815-12-10",
+    phone: "+44 20 7946 0000",
+    archived: false,
+    customFields: { Interests: ["Music"], Tier: "Gold" }
+  }]
+})
 export type Person = typeof Person.Type
 
 /** One person with everything: `GET /person/:id`. */
@@ -77,7 +90,49 @@ export const PersonDetail = Schema.Struct({
   contextNote: optionalString,
   customFieldsDetailed: Schema.Array(CustomFieldDetailed),
   eventHistory: Schema.Array(EventHistoryEntry)
-}).annotations({ identifier: "PersonDetail" })
+}).annotations({
+  identifier: "PersonDetail",
+  examples: [{
+    personId: "f8a64a54-f28c-4234-8ab3-1335fdf45bad",
+    firstName: "Ada",
+    lastName: "Lovelace",
+    email: "ada@example.com",
+    company: "Analytical Engines",
+    birthday: "1815-12-10",
+    phone: "+44 20 7946 0000",
+    archived: false,
+    customFields: { Interests: ["Music"], Tier: "Gold" },
+    customFieldsDetailed: [
+      {
+        fieldId: "123c2500-ae0c-4fe9-ad88-ca6d35e11461",
+        fieldName: "Interests",
+        fieldType: "multiselect",
+        value: ["Music"],
+        valueId: "eab96c90-4d24-44a0-aece-1248e049283f",
+        options: [new FieldOption({ id: "a0d57100-e421-4874-af48-bbc887af700a", value: "Music", color: "#1e90ff" })]
+      },
+      {
+        fieldId: "86a52bf8-6ffb-4c37-9998-1413f2d50191",
+        fieldName: "Tier",
+        fieldType: "text",
+        value: "Gold",
+        valueId: "94d8b43f-2511-4d9a-a660-192f0c82315a"
+      }
+    ],
+    eventHistory: [{
+      eventId: "f8b1969a-ac50-4831-8044-6139cce28f31",
+      name: "Summer Gala",
+      slug: "summer-gala",
+      date: "2030-06-01T20:00:00+02:00",
+      rsvpStatus: "Accepted",
+      rsvpStatusHistory: [
+        { status: "Invited", actorId: "18b77992-12bb-4f7a-9c3b-818d9674e403", actorType: "apiKey", createdAt: "2030-05-01T09:00:00.000Z" },
+        { status: "Accepted", actorId: "18b77992-12bb-4f7a-9c3b-818d9674e403", actorType: "apiKey", createdAt: "2030-05-02T10:30:00.000Z" }
+      ],
+      attendance: null
+    }]
+  }]
+})
 export type PersonDetail = typeof PersonDetail.Type
 
 export const SmsConsentValue = Schema.Literal("optedIn", "optedOut", "none")
@@ -90,7 +145,7 @@ export const CreatePerson = Schema.Struct({
   company: OptionalText(),
   position: OptionalText(),
   phone: OptionalText(50),
-  // CONTRACT §5: a real YYYY-MM-DD date or absent; null and "" are refused like any other value
+  // a real YYYY-MM-DD date or absent; null and "" are refused like any other value
   birthday: optional(DateOnly),
   address: OptionalText(),
   apartment: OptionalText(),
@@ -100,7 +155,23 @@ export const CreatePerson = Schema.Struct({
   postalCode: OptionalText(50),
   contextNote: OptionalText(5000),
   profilePicture: optional(Schema.NullOr(HttpUrl))
-}).annotations({ identifier: "CreatePerson" })
+}).annotations({
+  identifier: "CreatePerson",
+  examples: [
+    { firstName: "Ada", lastName: "Lovelace", email: "ada@example.com" },
+    {
+      firstName: "Ada",
+      lastName: "Lovelace",
+      email: "ada@example.com",
+      company: "Analytical Engines",
+      position: "Mathematician",
+      phone: "+44 20 7946 0000",
+      birthday: "1815-12-10",
+      city: "London",
+      country: "GB"
+    }
+  ]
+})
 export type CreatePerson = typeof CreatePerson.Type
 
 const ScalarValue = Schema.NullOr(Schema.Union(Schema.String, ExactNumber))
@@ -143,7 +214,20 @@ export const UpdatePerson = Schema.Struct({
   profilePicture: optional(Schema.NullOr(Schema.Union(HttpUrl, Schema.Literal("")))),
   customFields: optional(CustomFieldsUpdate),
   customFieldMultiselect: optional(Schema.Array(MultiselectEntry))
-}).annotations({ identifier: "UpdatePerson" })
+}).annotations({
+  identifier: "UpdatePerson",
+  examples: [
+    { personId: "f8a64a54-f28c-4234-8ab3-1335fdf45bad", company: "Analytical Engines Ltd", phoneNumber: "+44 20 7946 0001", smsConsent: "optedIn" },
+    {
+      personId: "f8a64a54-f28c-4234-8ab3-1335fdf45bad",
+      customFields: [{ fieldName: "Tier", value: "Gold" }],
+      customFieldMultiselect: [
+        { fieldId: "123c2500-ae0c-4fe9-ad88-ca6d35e11461", value: "Music" },
+        { fieldId: "123c2500-ae0c-4fe9-ad88-ca6d35e11461", value: "Chess" }
+      ]
+    }
+  ]
+})
 export type UpdatePerson = typeof UpdatePerson.Type
 
 export const CreateCustomField = Schema.Struct({
@@ -155,5 +239,11 @@ export const CreateCustomField = Schema.Struct({
       message: () => "must be a hex colour such as #1e90ff"
     }))
   })))
-}).annotations({ identifier: "CreateCustomField" })
+}).annotations({
+  identifier: "CreateCustomField",
+  examples: [
+    { fieldName: "Tier", fieldType: "text" },
+    { fieldName: "Interests", fieldType: "multiselect", options: [{ value: "Music", color: "#1e90ff" }, { value: "Chess", color: "#aa3344" }] }
+  ]
+})
 export type CreateCustomField = typeof CreateCustomField.Type

@@ -1,6 +1,6 @@
 /**
- * What a contacts import will write, decided before its transaction (CONTRACT §12, reference
- * "Events" rule 3): a row whose email (case-insensitive) belongs to an active person fills only
+ * What a contacts import will write, decided before its transaction (docs/integrators.md#csv-export-and-import,
+ * the same matching rule as guest-list adds): a row whose email (case-insensitive) belongs to an active person fills only
  * that person's blank fields (profile fields, a first phone, custom fields without a value) and
  * never overwrites one; another row creates a person, which needs its first and last name.
  * Rows apply in file order as if one at a time: a later row with the same email fills blanks of

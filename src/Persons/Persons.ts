@@ -1,4 +1,4 @@
-/** Persons: the reference's Persons rules and CONTRACT §5. */
+/** Persons (docs/integrators.md#persons): create, read, list, search, update, bulk update, archive. */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

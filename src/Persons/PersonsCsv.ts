@@ -1,5 +1,5 @@
 /**
- * Persons as CSV (CONTRACT §12): the columns of the export and of the import, and the validation
+ * Persons as CSV (docs/integrators.md#csv-export-and-import): the columns of the export and of the import, and the validation
  * of an imported row, through the same schemas and custom-field rules as `POST /person` and
  * `PUT /person/:id`. The machinery (parsing, quoting, streaming) is in `src/Csv/`.
  *

@@ -1,6 +1,6 @@
 /**
- * Rate-limit response headers: the reference's `X-RateLimit-*` pair, exact, and beside them the
- * IETF draft's `RateLimit-Policy` / `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers-09),
+ * Rate-limit response headers: the `X-RateLimit-*` pair integrators read, exact
+ * (docs/integrators.md#rate-limits), and beside them the IETF draft's `RateLimit-Policy` / `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers-09),
  * one quota policy per token bucket (quota = burst, window = seconds to refill it).
  */
 import type { Decision, Policy } from "./RateLimiter.js"

@@ -1,5 +1,5 @@
 /**
- * Token buckets per caller (reference "Limits", CONTRACT §9), in memory: one `Ref` holding an
+ * Token buckets per caller (docs/integrators.md#rate-limits), in memory: one `Ref` holding an
  * immutable map of buckets, time from `Clock`. A bucket is stored as the tokens it held at its
  * last use; refill is computed on access. Buckets that would be full again carry no information,
  * so a scoped sweeper evicts them and memory stays bounded by the callers seen recently.

@@ -1,7 +1,7 @@
 /**
  * `GET` and `POST /rsvp/:slug?invite=<token>`: the page behind every `rsvpLink`, and
  * `GET /rsvp/:slug/calendar.ics?invite=<token>`: the event as a calendar file for that guest
- * (CONTRACT §14), under the same rules (an unknown or withdrawn invite is a 404). Not part of the
+ * (docs/integrators.md#calendar-files-and-tickets), under the same rules (an unknown or withdrawn invite is a 404). Not part of the
  * JSON API (nor of its OpenAPI document): HTML routes on the same router, limited per client IP
  * like every request without credentials. The form is protected against cross-site requests by a
  * double-submit token (a SameSite=Strict cookie matched by a hidden field) and an Origin check.

@@ -3,7 +3,7 @@
  * credential and opens exactly one guest's answer: the guest sees the event and their own answer,
  * and answering updates the guest as the REST API shows it, with a history entry by the guest
  * (`eventPerson`) and the `EventPerson` notification, in one transaction. A guest who answered yes
- * holds a ticket for the door (CONTRACT §14), made with the answer (or, for a guest set to
+ * holds a ticket for the door (docs/integrators.md#calendar-files-and-tickets), made with the answer (or, for a guest set to
  * `Accepted` by the organizers, when the page is first shown) and the same ever after.
  */
 import * as SqlClient from "@effect/sql/SqlClient"

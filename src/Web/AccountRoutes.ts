@@ -1,5 +1,5 @@
 /**
- * Account (CONTRACT §11): the signed-in user's name, email and organizations; changing one's own
+ * Account (docs/integrators.md#the-dashboard): the signed-in user's name, email and organizations; changing one's own
  * password, which checks the current one under the sign-in lockout and then ends every sign-in of
  * the user (all their dashboard sessions, this one included, and their login access tokens);
  * signing out.

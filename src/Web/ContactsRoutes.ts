@@ -1,5 +1,5 @@
 /**
- * Contacts in the dashboard (CONTRACT §5, §11, §12): the list (search, pages, active or archived),
+ * Contacts in the dashboard (docs/integrators.md#persons, docs/integrators.md#csv-export-and-import): the list (search, pages, active or archived),
  * a contact's page (every field, custom fields, the events they are on), creating and editing
  * every field of `POST /person` and `PUT /person/:id`, archiving and unarchiving, the custom-field
  * definitions, and CSV export and import. Roles are the API's: every role reads contacts and

@@ -1,6 +1,6 @@
 /**
  * The dashboard's doors: `/` and `/app` lead in, sign-in and sign-out, the organization switcher,
- * and the static assets. Sign-in shares the lockout of `POST /login` (CONTRACT §2, §11) and always
+ * and the static assets. Sign-in shares the lockout of `POST /login` (docs/integrators.md#login-access-tokens) and always
  * starts a new session (a cookie set before sign-in is never promoted: no session fixation).
  */
 import * as HttpRouter from "@effect/platform/HttpRouter"

@@ -1,5 +1,5 @@
 /**
- * The organizers' dashboard (CONTRACT §11): server-rendered pages under `/app`, in the same
+ * The organizers' dashboard (docs/integrators.md#the-dashboard): server-rendered pages under `/app`, in the same
  * process, over the same services as the API.
  */
 import * as Layer from "effect/Layer"

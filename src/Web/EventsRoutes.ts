@@ -1,5 +1,5 @@
 /**
- * Events in the dashboard (CONTRACT §6, §11): the list (upcoming and past, search, pages), an
+ * Events in the dashboard (docs/integrators.md#events, docs/integrators.md#the-dashboard): the list (upcoming and past, search, pages), an
  * event's page with its guest counts, and the form that creates and edits every field of
  * `POST` / `PATCH /event`. Every role reads; Admin and above create and edit, as the API's
  * `AdminAccess` says. Pages call the same `Events` service as the API, so history, webhook

@@ -50,7 +50,7 @@ const Document = (props: { site: Site; title: string; children: ComponentChildre
   </html>
 )
 
-/** The hidden field every dashboard form carries (CONTRACT §11). */
+/** The hidden field every dashboard form carries: the session's CSRF token (docs/integrators.md#the-dashboard). */
 export const Csrf = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />
 
 /** A form that changes something: POST, with the session's CSRF token. */

@@ -1,6 +1,7 @@
 /**
- * The dashboard's CSV import flow (CONTRACT §12: "an upload page with a preview of the column
- * mapping and of the row errors before anything is written"), for any kind of import: upload →
+ * The dashboard's CSV import flow (docs/integrators.md#csv-export-and-import): an upload page with a
+ * preview of the column mapping and of the row errors before anything is written, for any kind of
+ * import: upload →
  * preview → confirm. It knows nothing of persons or guests: a feature describes its import as an
  * `ImportKind` (its columns, how the file's headers map to them, a dry run and a real import over
  * the CSV text, each as its API endpoint runs them) and registers the routes with `importRoutes`.

@@ -1,5 +1,5 @@
 /**
- * Invitations by email in the dashboard (CONTRACT §14): an event's invitations log (Viewer and
+ * Invitations by email in the dashboard (docs/integrators.md#email-invitations): an event's invitations log (Viewer and
  * above), and sending (Team Member and above) in three steps: choose the recipients and write the
  * email, preview the real email for one of them, send. The same `EventInvitations` service as
  * `POST /event/:id/invitations`, with the same schema for what the form sends, so the emails, the

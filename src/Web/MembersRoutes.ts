@@ -1,5 +1,5 @@
 /**
- * Team settings › Members (CONTRACT §2, §11): Admins and above see the members and the open
+ * Team settings › Members (docs/integrators.md#members-and-invitations, docs/integrators.md#the-dashboard): Admins and above see the members and the open
  * invitations, as `GET /member`; a Super Admin adds (a new email becomes a user with the initial
  * password, an existing user gets a one-time invitation link instead), changes roles, removes and
  * withdraws invitations, through the same `Members` service as the API, so the last Super Admin

@@ -1,6 +1,6 @@
 /**
- * File uploads of the dashboard (CONTRACT §12: "an upload page"): a `multipart/form-data` form
- * with one file field and a few short text fields (the CSRF token), read whole into memory with a
+ * File uploads of the dashboard (its CSV import's upload page,
+ * docs/integrators.md#csv-export-and-import): a `multipart/form-data` form with one file field and a few short text fields (the CSRF token), read whole into memory with a
  * hard bound, and parsed here. The framework's form reader (`Web.readForm`) takes urlencoded forms
  * of 1 MiB only; a CSV file may be 10 MiB (`MAX_CSV_BYTES`).
  *

@@ -1,6 +1,6 @@
 /**
  * What every dashboard route goes through, so that a page is a thin edge like an API handler
- * (CONTRACT §11): the caller's rate limit, the session (else the sign-in page), the member's role
+ * (docs/integrators.md#the-dashboard): the caller's rate limit, the session (else the sign-in page), the member's role
  * in the organization they work in, looked up on every request so that a removed member or a
  * changed role takes effect at once, and for every POST the Origin check and the session's CSRF
  * token. The member becomes the same `Caller` the API's handlers get: pages call the same
@@ -33,7 +33,7 @@ export const SESSION_COOKIE = "convene_session"
 /** The largest form the dashboard reads (uploads have their own limit). */
 const MAX_FORM_BYTES = 1_048_576
 
-/** Headers on every page (CONTRACT §11): no inline script or style, no framing, no sniffing. */
+/** Headers on every page (docs/integrators.md#the-dashboard): no inline script or style, no framing, no sniffing. */
 export const pageHeaders: Readonly<Record<string, string>> = {
   "content-security-policy": [
     "default-src 'none'",
@@ -132,7 +132,7 @@ export class Web extends Effect.Service<Web>()("Convene/Web", {
         HttpServerResponse.setHeaders({ ...pageHeaders, location: publicOrigin.href(path) })
       )
 
-    /** The session cookie's attributes (CONTRACT §11; the path follows PUBLIC_BASE_URL's prefix). */
+    /** The session cookie's attributes (docs/integrators.md#the-dashboard; the path follows PUBLIC_BASE_URL's prefix). */
     const cookieOptions = {
       httpOnly: true,
       sameSite: "lax" as const,

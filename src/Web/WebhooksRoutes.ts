@@ -1,5 +1,5 @@
 /**
- * Team settings › Webhooks (Admin and above, as the webhook API; CONTRACT §8, §11): the same
+ * Team settings › Webhooks (Admin and above, as the webhook API; docs/integrators.md#webhooks, docs/integrators.md#the-dashboard): the same
  * `Registrations` service as `POST/DELETE /webhook`, `POST /webhook/test`, `GET /webhook/deliveries`
  * and its retry. A signing secret is shown only in the answer to the POST that asks for it: never in
  * a URL, a flash message or a log, and the page is `no-store` like every dashboard page.

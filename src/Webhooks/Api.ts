@@ -1,4 +1,4 @@
-/** Webhook registration (reference "Webhook management") and the delivery log (CONTRACT §8). */
+/** Webhook registration (docs/integrators.md#registering-a-webhook) and the delivery log (docs/integrators.md#the-delivery-log). */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
@@ -22,6 +22,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(AdminAccess)
+      .annotate(OpenApi.Identifier, "webhooks.register")
       .annotate(OpenApi.Summary, "Register a URL for a notification type; the same URL and type twice is one registration")
   )
   .add(
@@ -32,6 +33,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(AdminAccess)
+      .annotate(OpenApi.Identifier, "webhooks.unregister")
       .annotate(OpenApi.Summary, "Delete a registration; its pending deliveries are cancelled")
   )
   .add(
@@ -42,6 +44,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
         })
       }))
       .middleware(AdminAccess)
+      .annotate(OpenApi.Identifier, "webhooks.sample")
       .annotate(OpenApi.Summary, "A sample EventPerson payload")
   )
   .add(
@@ -52,6 +55,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(AdminAccess)
+      .annotate(OpenApi.Identifier, "webhooks.test")
       .annotate(OpenApi.Summary, "Send a test delivery: a sample notification of the type to that registration (extension)")
       .annotate(
         OpenApi.Description,
@@ -68,6 +72,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .setUrlParams(Schema.Struct({ status: optional(DeliveryStatus), limit: optional(Limit), skip: optional(Skip) }))
       .addSuccess(Schema.Struct({ deliveries: Schema.Array(Delivery), total: Schema.Int, limit: Schema.Int, skip: Schema.Int }))
       .middleware(AdminAccess)
+      .annotate(OpenApi.Identifier, "webhooks.deliveries")
       .annotate(OpenApi.Summary, "The delivery log, newest first (extension)")
   )
   .add(
@@ -78,6 +83,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addError(Conflict.Wire)
       .middleware(Idempotent)
       .middleware(AdminAccess)
+      .annotate(OpenApi.Identifier, "webhooks.retry")
       .annotate(OpenApi.Summary, "One more attempt, now, for a failed or cancelled delivery (extension)")
   )
   .annotate(OpenApi.Title, "Webhooks")

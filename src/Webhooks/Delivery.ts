@@ -3,8 +3,8 @@
  * `webhook-id` stable). Any 2xx is delivered; anything else is retried on `WEBHOOK_RETRY_SCHEDULE`
  * with ±10% jitter until the attempts run out.
  *
- * Whatever the receiver does costs a bounded amount (CONTRACT §8): the whole exchange (connect,
- * headers, body) ends at `WEBHOOK_TIMEOUT`, and at most `RESPONSE_BODY_LIMIT` bytes of the body are
+ * Whatever the receiver does costs a bounded amount, so that no receiver can crash or stall the
+ * service: the whole exchange (connect, headers, body) ends at `WEBHOOK_TIMEOUT`, and at most `RESPONSE_BODY_LIMIT` bytes of the body are
  * read. Reading stops there and the request is aborted, which destroys its socket: Node's agent
  * hands a keep-alive socket back to its pool only once a response was parsed to its end, so a
  * connection with unread bytes is never reused (and never drained).

@@ -5,7 +5,10 @@ export const WebhookType = Schema.Literal("EventPerson", "Event", "GuestList")
 export const Registration = Schema.Struct({
   webhook: HttpUrl.annotations({ description: "Destination URL (http or https)" }),
   type: WebhookType
-}).annotations({ identifier: "WebhookRegistration" })
+}).annotations({
+  identifier: "WebhookRegistration",
+  examples: [{ webhook: "https://crm.example.com/hooks/convene", type: "EventPerson" }]
+})
 export type Registration = typeof Registration.Type
 
 export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed", "cancelled")
@@ -30,7 +33,24 @@ export const Delivery = Schema.Struct({
   test: Schema.Boolean.annotations({
     description: "A test delivery sent by POST /webhook/test (its webhook-id starts with `msg_test_`), not a notification of a change"
   })
-}).annotations({ identifier: "WebhookDelivery" })
+}).annotations({
+  identifier: "WebhookDelivery",
+  examples: [{
+    deliveryId: "6f1c2a9e-8d0b-4c53-9a51-3e2f7b7d4c10",
+    webhookId: "msg_2b9f0c4e8a1d4f6b9c3e7a5d1f0b2c4e",
+    type: "EventPerson",
+    webhook: "https://crm.example.com/hooks/convene",
+    status: "pending",
+    attempts: 2,
+    lastStatusCode: 503,
+    lastError: "HTTP 503",
+    lastResponse: "Service Unavailable",
+    createdAt: "2030-05-01T17:30:00.000Z",
+    nextAttemptAt: "2030-05-01T17:32:35.000Z",
+    registration: "active",
+    test: false
+  }]
+})
 export type Delivery = typeof Delivery.Type
 
 /** The `webhook-id` of a test delivery starts with this; a notification's is `msg_` and 32 hex digits. */

@@ -1,5 +1,5 @@
 /**
- * Webhook notifications into the transactional outbox (CONTRACT §8). Notifications are written by
+ * Webhook notifications into the transactional outbox (docs/integrators.md#notification-types). Notifications are written by
  * the same transaction as the change that causes them, one message fanned out to the registrations
  * existing at that moment: a delivery of channel `webhook` each (Outbox/OutboxRepo.ts); a change
  * that rolls back leaves none, and a committed one survives crashes. Writing wakes the dispatcher

@@ -1,5 +1,5 @@
 /**
- * Notification bodies (reference "Events" section, CONTRACT §8), in both variants, built from the
+ * Notification bodies (docs/integrators.md#payloads), in both variants, built from the
  * guest model the REST API renders: variant A (`records`) sends full guest records, variant B
  * (`envelopes`) sends action envelopes.
  */

@@ -1,4 +1,4 @@
-/** Webhook registrations (reference "Webhook management", CONTRACT §8) and the delivery log. */
+/** Webhook registrations (docs/integrators.md#registering-a-webhook) and the delivery log (docs/integrators.md#the-delivery-log). */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Clock from "effect/Clock"

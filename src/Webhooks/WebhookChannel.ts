@@ -61,7 +61,7 @@ export const webhookChannel = Effect.gen(function*() {
       const row = yield* repo.attempt(id)
       // Deleting or disabling a registration cancels its pending deliveries in the same
       // transaction, so a pending one here is either owed or was retried on request, which sends
-      // it once more even to a deleted or disabled registration (CONTRACT §8).
+      // it once more even to a deleted or disabled registration (docs/integrators.md#the-delivery-log).
       if (Option.isNone(row) || row.value.status !== "pending") return
       const result = yield* attempt(client, row.value, { timeout: webhooks.timeout, schedule: webhooks.retrySchedule })
       // the outcome is recorded whole or not at all: an interruption here leaves the claim to be released

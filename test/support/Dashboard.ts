@@ -1,5 +1,5 @@
 /**
- * The dashboard from a test's side (CONTRACT §11).
+ * The dashboard from a test's side (docs/integrators.md#the-dashboard).
  *
  * Over HTTP: a client that signs in through the sign-in form and then behaves as a browser with one
  * session does (its `convene_session` cookie; forms posted with the session's CSRF token and an
@@ -193,7 +193,7 @@ export const addMember = (
 
 // ---- Chromium ------------------------------------------------------------------------------------
 
-/** The headers every page carries (CONTRACT §11); `label` names the page in a failure. */
+/** The headers every page carries (docs/integrators.md#the-dashboard); `label` names the page in a failure. */
 export const expectPageHeaders = (headers: Readonly<Record<string, string>>, label: string, options: { readonly soft?: boolean } = {}) => {
   const check = options.soft ? expect.soft : expect
   const csp = headers["content-security-policy"] ?? ""
@@ -311,7 +311,7 @@ export const ARTIFACTS = "test-artifacts/dashboard"
 let axe: string | undefined
 const axeSource = () => (axe ??= readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8"))
 
-/** The axe-core rules the contract's accessibility asks for: WCAG 2.0, 2.1 and 2.2 A and AA. */
+/** The axe-core rules the dashboard's accessibility asks for: WCAG 2.0, 2.1 and 2.2 A and AA. */
 export const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"] as const
 
 export interface AxeViolation {

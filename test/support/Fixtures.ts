@@ -11,7 +11,7 @@ export const expectStatus = <T>(reply: Reply<T>, status: number): Reply<T> => {
   return reply
 }
 
-/** The contract's error body. */
+/** The API's error body (docs/integrators.md#errors). */
 export const expectError = (reply: Reply, status: number, code: string) => {
   expectStatus(reply, status)
   expect(reply.headers.get("content-type")).toMatch(/^application\/json/)

@@ -1,5 +1,5 @@
 /**
- * Door mode (CONTRACT §11 "Check-in"): made for a phone held in one hand. The last check-in and its
+ * Door mode (check-in, docs/integrators.md#calendar-files-and-tickets): made for a phone held in one hand. The last check-in and its
  * undo at the top, then the ticket scanner (the camera where the browser can read QR codes, and a
  * field for the typed code everywhere), one big search field, one big button per guest, and counts
  * that refresh on their own.

@@ -1,5 +1,5 @@
 /**
- * The page an invitation link opens (CONTRACT §2, §11): the signed-in user it was issued to joins
+ * The page an invitation link opens (docs/integrators.md#members-and-invitations): the signed-in user it was issued to joins
  * with one button. Any other case (another account, unknown, expired, withdrawn or used) is one
  * and the same "does not work" page, which tells nothing about the invitation.
  */

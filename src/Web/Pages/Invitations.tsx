@@ -1,5 +1,5 @@
 /**
- * Invitations by email (CONTRACT §14) in the dashboard: an event's invitations log, writing the
+ * Invitations by email (docs/integrators.md#email-invitations) in the dashboard: an event's invitations log, writing the
  * invitation (to chosen guests, or to every guest with some RSVP statuses), and a preview of the
  * real email for one recipient before anything is sent. Without SMTP_URL and MAIL_FROM the pages
  * say how to set email up and offer no way to send.

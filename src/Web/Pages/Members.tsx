@@ -1,5 +1,5 @@
 /**
- * Team settings › Members (CONTRACT §2, §11): who belongs to the organization, with which role,
+ * Team settings › Members (docs/integrators.md#members-and-invitations, docs/integrators.md#the-dashboard): who belongs to the organization, with which role,
  * and the invitations still open. Admins see it; only a Super Admin gets the controls.
  */
 import type { Role } from "../../Domain/Role.js"
@@ -9,7 +9,7 @@ import { recordTime } from "../Format.js"
 import { Badge, Card, CopyField, EmptyState, ErrorSummary, Field, type FlashView, type Member, PostForm, Select, type Site } from "../Html.js"
 import { TeamPage } from "./Team.js"
 
-/** What each role may do, in one line (CONTRACT §2). */
+/** What each role may do, in one line (docs/integrators.md#roles). */
 export const roleSummary: Readonly<Record<Role, string>> = {
   "Super Admin": "everything, including adding and removing members",
   Admin: "events, webhooks, API keys, custom fields and purchases, besides contacts and guest lists",

@@ -1,5 +1,5 @@
 /**
- * Team settings › Webhooks (CONTRACT §8, §11): the registered URLs with their state, registering
+ * Team settings › Webhooks (docs/integrators.md#webhooks, docs/integrators.md#the-dashboard): the registered URLs with their state, registering
  * one, its signing secret on request, a test delivery, deleting; and the delivery log with its
  * filters, pages, each delivery's attempts, errors and the start of the receiver's answer, and a
  * retry for those that failed or were cancelled.
