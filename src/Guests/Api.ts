@@ -1,4 +1,4 @@
-/** The guest-list endpoints (reference "Events" table and rules, CONTRACT §7). */
+/** The guest-list endpoints (docs/integrators.md#guest-lists). */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"

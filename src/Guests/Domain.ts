@@ -1,4 +1,4 @@
-/** Guests, the event-person links (reference "Guest", CONTRACT §7). */
+/** Guests, the event-person links (docs/integrators.md#the-guest-object). */
 import * as Schema from "effect/Schema"
 import { Email, ExactNumber, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 import { KeyedRecord } from "../Domain/Keyed.js"
@@ -112,7 +112,7 @@ export type GuestUpdate = typeof GuestUpdate.Type
 
 export const GuestRef = Schema.Struct({ personId: RequiredText(100) }).annotations({ identifier: "GuestRef" })
 
-/** A batch of 1 to 500 items (CONTRACT §7). */
+/** A batch of 1 to 500 items; a batch applies whole or not at all. */
 export const Batch = <A, I>(item: Schema.Schema<A, I>) =>
   Schema.Struct({
     guests: Schema.Array(item).pipe(

@@ -1,5 +1,5 @@
 /**
- * Guest lists (reference "Events" rules, States and transitions, CONTRACT §7): reading, search,
+ * Guest lists (docs/integrators.md#guest-lists): reading, search,
  * and atomic batches that add, update and remove guests. Every batch runs in one transaction:
  * an invalid item anywhere leaves nothing applied.
  */
@@ -82,7 +82,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     })
 
     const search = Effect.fn("GuestLists.search")(function*(caller: Caller, eventId: string, params: SearchParams) {
-      // the role comes before request validation (CONTRACT §3)
+      // the role check comes before request validation (docs/integrators.md#the-order-of-checks)
       if (params.generateRsvpLinks === true && !seesPayments(caller.role)) {
         return yield* new Forbidden({ message: "Creating RSVP links needs the Team Member role or above" })
       }
@@ -149,7 +149,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           }
           const link = yield* repo.link({ eventId: event.id, personId })
           if (Option.isSome(link) && link.value.removed_at === null) {
-            // already on the list: nothing changes for that guest (CONTRACT §7), which is returned
+            // already on the list: nothing changes for that guest, which is returned as it is
             if (!guestIds.includes(link.value.id)) guestIds.push(link.value.id)
             continue
           }

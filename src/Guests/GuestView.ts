@@ -24,7 +24,7 @@ export interface RenderOptions {
   readonly payments: Map<number, GuestPaymentFields> | undefined
 }
 
-/** Whether the caller sees payment fields at all (CONTRACT §2: keys absent below Team Member). */
+/** Whether the caller sees payment fields at all (below Team Member the payment keys are absent, not null). */
 export const seesPayments = (role: Role) => atLeast(role, "Team Member")
 
 const consentOf = (row: GuestRow): Guest["smsConsent"] =>

@@ -1,6 +1,6 @@
 /**
  * `GET /event/:id/guestlist/search` parameters: exactly one of `personIds` (comma-separated, at most
- * 50), `email` (exact) or `name` (substring), as the reference's Limits section says.
+ * 50), `email` (exact) or `name` (substring), the limits of docs/integrators.md#searching-guests-and-rsvp-links.
  */
 import * as Either from "effect/Either"
 import { InvalidRequest, Issue } from "../Http/Errors.js"

@@ -1,5 +1,5 @@
 /**
- * Tickets for the door (CONTRACT §14, §11 "Check-in"). A guest who answered yes holds a ticket: a
+ * Tickets for the door (docs/integrators.md#calendar-files-and-tickets). A guest who answered yes holds a ticket: a
  * short code that door staff can read out and type, and a QR code of the door's own address with
  * that code in it (`…/app/events/<id>/checkin?ticket=<code>`), which the dashboard's scanner reads
  * and which a phone's camera app opens as the door page with the code filled in.

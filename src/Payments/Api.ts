@@ -1,4 +1,4 @@
-/** Purchases, refunds and disputes of ticketed events (CONTRACT §7, extension; Admin). */
+/** Purchases, refunds and disputes of ticketed events (an extension of the API, Admin and above; docs/integrators.md#payments). */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"

@@ -1,5 +1,5 @@
 /**
- * The payment fields of guests (CONTRACT §7), computed from the purchases, items and refunds of
+ * The payment fields of guests (docs/integrators.md#payments), computed from the purchases, items and refunds of
  * those guests' purchases on an event (`PaymentsRepo.ofPersons`). A purchase can cover several
  * guests: its total and refunds describe the whole purchase and are never summed across guests;
  * each guest sees only their own items.

@@ -1,4 +1,4 @@
-/** Purchases of ticketed events, refunds and disputes (CONTRACT §7, extension). */
+/** Purchases of ticketed events, refunds and disputes (an extension of the API; docs/integrators.md#payments). */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -1,5 +1,5 @@
 /**
- * An event's guest list and door check-in (CONTRACT §11, §7), over the API's own services: reading
+ * An event's guest list and door check-in (docs/integrators.md#the-dashboard), over the API's own services: reading
  * needs Viewer, every write Team Member (as `POST/PUT/DELETE /event/:id/guestlist`). Writes go
  * through `GuestLists.add/update/remove`, so history entries (actor `user`) and notifications are
  * the ones the API makes; invite links are made as `guestlist/search?generateRsvpLinks=true` makes them.
@@ -51,7 +51,7 @@ import {
 import { ConfirmPage } from "./Pages/Team.js"
 import { type Form, type Viewer, Web } from "./Web.js"
 
-/** The most guests one form may name: a guest-list batch (CONTRACT §7). */
+/** The most guests one form may name: a guest-list batch (1 to 500). */
 const MAX_BATCH = 500
 const MAX_QUERY = 200
 /** Contacts shown per search on the add page. */

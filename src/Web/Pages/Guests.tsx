@@ -1,5 +1,5 @@
 /**
- * An event's guest list (CONTRACT §11 "Guest list"): the list with its filters, search and pages,
+ * An event's guest list (docs/integrators.md#the-dashboard): the list with its filters, search and pages,
  * the selection's actions, adding guests, and one guest with their status history and invite link.
  */
 import { type Guest, RsvpStatus } from "../../Guests/Domain.js"
