@@ -25,6 +25,8 @@ interface Row {
   readonly path: (ids: Ids) => string
   /** A body valid for the caller, so that only the id can be what is refused. */
   readonly body?: (own: { readonly personId: string }, ids: Ids) => unknown
+  /** A body that is not JSON, with its content type. */
+  readonly raw?: { readonly body: string; readonly contentType: string }
   /** Routes for a Super Admin or a signed-in user, where an API token stops at 403: checked there. */
   readonly coveredIn?: string
 }
@@ -44,6 +46,14 @@ const ROUTES: Record<string, Row> = {
   "GET /event/:id": { path: (ids) => `/event/${ids.eventId}` },
   "PATCH /event/:id": { path: (ids) => `/event/${ids.eventId}`, body: () => ({ name: "Taken over" }) },
   "GET /event/:id/guestlist": { path: (ids) => `/event/${ids.eventId}/guestlist` },
+  "GET /event/:id/guestlist/export": { path: (ids) => `/event/${ids.eventId}/guestlist/export` },
+  "POST /event/:id/guestlist/import": {
+    path: (ids) => `/event/${ids.eventId}/guestlist/import`,
+    raw: { body: "email,firstName,lastName\nnew@stranger.example,New,Guest\n", contentType: "text/csv" }
+  },
+  "GET /event/:id/invitations": { path: (ids) => `/event/${ids.eventId}/invitations` },
+  "POST /event/:id/invitations": { path: (ids) => `/event/${ids.eventId}/invitations`, body: () => ({ statuses: ["Invited"] }) },
+  "GET /event/:id/calendar.ics": { path: (ids) => `/event/${ids.eventId}/calendar.ics` },
   "GET /event/:id/guestlist/search": { path: (ids) => `/event/${ids.eventId}/guestlist/search?name=a` },
   "POST /event/:id/guestlist": { path: (ids) => `/event/${ids.eventId}/guestlist`, body: (own) => ({ guests: [{ personId: own.personId }] }) },
   "PUT /event/:id/guestlist": {
@@ -106,7 +116,11 @@ layer(testServer(), { excludeTestServices: true })("tenancy", (it) => {
       for (const [key, row] of Object.entries(ROUTES)) {
         if (row.coveredIn !== undefined) continue
         const body = row.body?.(own, ids)
-        const reply = yield* server.request(methodOf(key), row.path(ids), { token: stranger.token, ...(body === undefined ? {} : { body }) })
+        const reply = yield* server.request(methodOf(key), row.path(ids), {
+          token: stranger.token,
+          ...(body === undefined ? {} : { body }),
+          ...(row.raw === undefined ? {} : { rawBody: row.raw.body, headers: { "content-type": row.raw.contentType } })
+        })
         expectError(reply, 404, "not_found")
         expect(reply.text, key).not.toContain("Notified")
       }
