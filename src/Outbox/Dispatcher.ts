@@ -12,6 +12,12 @@
  * are looked up on their own, so a backlog of one channel held back by its cap never hides the
  * other channel's. On shutdown, attempts in flight finish within the grace period or are released,
  * uncounted, to be attempted again.
+ *
+ * Memory: a large delivery (a message over `LARGE_PAYLOAD_BYTES`, such as the GuestList
+ * notification of a big guest-list import) is attempted only when no other large one is in flight,
+ * whatever its destination: N registrations × M large messages never have more than one large body
+ * on its way at once. The others wait unclaimed (their leases do not run), and while the large lane
+ * is busy, the small deliveries behind them are looked up without them.
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -39,6 +45,8 @@ import { OutboxWakeups } from "./Wakeups.js"
 export const LEASE_MARGIN = Duration.seconds(30)
 /** The longest the claimer sleeps without a wake-up. */
 const IDLE_POLL = Duration.seconds(1)
+/** Large deliveries in flight at once. */
+const LARGE_LANE = 1
 
 /** How one channel sends: the dispatcher claims, a channel attempts and records. */
 export interface Channel {
@@ -62,6 +70,8 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
     const lease = Duration.toMillis(webhooks.timeout) + Duration.toMillis(LEASE_MARGIN)
     /** Attempts in flight per destination. */
     const inFlight = yield* Ref.make(HashMap.empty<string, number>())
+    /** Large attempts in flight. */
+    const largeInFlight = yield* Ref.make(0)
     const work = yield* Queue.bounded<DueDelivery>(slots)
 
     const countOf = (map: HashMap.HashMap<string, number>) => HashMap.reduce(map, 0, (sum, n) => sum + n)
@@ -84,7 +94,12 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
 
     const worker = Effect.forever(
       Effect.flatMap(Queue.take(work), (item) =>
-        deliver(item).pipe(Effect.ensuring(Effect.zipRight(adjust(item.destination, -1), wakeups.wake))))
+        deliver(item).pipe(
+          Effect.ensuring(Effect.zipRight(
+            Effect.zipRight(adjust(item.destination, -1), item.large ? Ref.update(largeInFlight, (n) => n - 1) : Effect.void),
+            wakeups.wake
+          ))
+        ))
     )
 
     /**
@@ -98,14 +113,21 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
       const free = slots - countOf(busy)
       if (free <= 0) return IDLE_POLL
       const perDestinationUsed = new Map(HashMap.toEntries(busy))
-      // each channel's own oldest due deliveries, then all of them oldest first
-      const candidates = (yield* Effect.forEach(channels, (c) => repo.due(c.name, now, free * 4))).flat()
+      let largeFree = LARGE_LANE - (yield* Ref.get(largeInFlight))
+      const laneFree = largeFree > 0
+      // each channel's own oldest due deliveries (large ones only while the large lane is free),
+      // then all of them oldest first
+      const candidates = (yield* Effect.forEach(channels, (c) => repo.due(c.name, now, free * 4, laneFree))).flat()
         .sort((a, b) => a.dueAt - b.dueAt || a.id - b.id)
       const chosen: Array<DueDelivery> = []
       for (const candidate of candidates) {
         if (chosen.length === free) break
         const used = perDestinationUsed.get(candidate.destination) ?? 0
         if (used >= share) continue
+        if (candidate.large) {
+          if (largeFree <= 0) continue
+          largeFree--
+        }
         perDestinationUsed.set(candidate.destination, used + 1)
         chosen.push(candidate)
       }
@@ -113,13 +135,16 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
         yield* repo.claim(chosen.map((c) => c.id), now + lease)
         for (const c of chosen) {
           yield* adjust(c.destination, 1)
+          if (c.large) yield* Ref.update(largeInFlight, (n) => n + 1)
           yield* Queue.offer(work, c)
         }
         return Duration.zero
       }
-      // due deliveries held back by their destination's share wait for a slot to free up
+      // due deliveries held back by their destination's share or the large lane wait for a slot to free up
       if (candidates.length > 0) return IDLE_POLL
-      const next = yield* repo.nextDue(now)
+      // while the large lane is busy, the large deliveries waiting for it are not due yet (its
+      // attempt's end wakes the claimer)
+      const next = yield* repo.nextDue(now, laneFree)
       return next === null ? IDLE_POLL : Duration.min(IDLE_POLL, Duration.millis(Math.max(1, next - now)))
     }).pipe(
       Effect.catchAllCause((cause) => Effect.as(Effect.logError("Outbox claimer failed; retrying", cause), IDLE_POLL))

@@ -24,12 +24,19 @@ export interface Outcome {
   readonly nextAttemptAt: number | null
 }
 
-/** A due delivery: which, by which channel, and to which destination (the unit of the fairness caps). */
+/**
+ * A delivery whose message is larger than this (in bytes) is large: the dispatcher attempts one
+ * large delivery at a time (Dispatcher.ts). Only webhook messages are ever that large.
+ */
+export const LARGE_PAYLOAD_BYTES = 4 * 1024 * 1024
+
+/** A due delivery: which, by which channel, to which destination (the unit of the fairness caps), and whether it is large. */
 export interface DueDelivery {
   readonly id: number
   readonly channel: DeliveryChannel
   readonly destination: string
   readonly dueAt: number
+  readonly large: boolean
 }
 
 export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo", {
@@ -52,30 +59,62 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
           VALUES (${row.publicId}, ${row.channel}, ${row.organizationId}, ${row.webhook?.messageId ?? null},
                   ${row.webhook?.webhookId ?? null}, 'pending', ${row.maxAttempts}, ${row.dueAt}, ${row.at}, ${row.at})`)
 
-    /** A channel's due deliveries not claimed by an attempt in progress, oldest due first. */
-    const due = (channel: DeliveryChannel, now: number, limit: number) =>
+    /**
+     * Pending webhook deliveries in one set-based statement: `rows` is the JSON text of an array of
+     * `[publicId, messagePublicId, webhookId]`, inserted in its order. Runs in the caller's transaction.
+     */
+    const insertWebhookDeliveries = (batch: {
+      readonly organizationId: number
+      readonly maxAttempts: number
+      readonly dueAt: number
+      readonly at: string
+      readonly rows: string
+    }) =>
+      direct.run(sql`INSERT INTO outbox_deliveries
+            (public_id, channel, organization_id, message_id, webhook_id, status, max_attempts, next_attempt_at, created_at, updated_at)
+          SELECT r.value ->> 0, 'webhook', ${batch.organizationId}, m.id, r.value ->> 2, 'pending', ${batch.maxAttempts},
+                 ${batch.dueAt}, ${batch.at}, ${batch.at}
+          FROM json_each(${batch.rows}) r CROSS JOIN webhook_messages m ON m.public_id = r.value ->> 1
+          ORDER BY r.key`)
+
+    /**
+     * A channel's due deliveries not claimed by an attempt in progress, oldest due first; with
+     * `large` false, large ones are left out (their size is read from the record's header, not
+     * from the body).
+     */
+    const due = (channel: DeliveryChannel, now: number, limit: number, large: boolean) =>
       Effect.map(
-        direct.rows<{ id: number; webhook_id: number | null; next_attempt_at: number }>(
-          sql`SELECT id, webhook_id, next_attempt_at FROM outbox_deliveries
-              WHERE channel = ${channel} AND status = 'pending' AND next_attempt_at <= ${now}
-                AND (claimed_until IS NULL OR claimed_until < ${now})
-              ORDER BY next_attempt_at, id LIMIT ${limit}`
+        direct.rows<{ id: number; webhook_id: number | null; next_attempt_at: number; bytes: number | null }>(
+          sql`SELECT d.id, d.webhook_id, d.next_attempt_at, coalesce(m.payload_bytes, octet_length(m.payload)) AS bytes
+              FROM outbox_deliveries d LEFT JOIN webhook_messages m ON m.id = d.message_id
+              WHERE d.channel = ${channel} AND d.status = 'pending' AND d.next_attempt_at <= ${now}
+                AND (d.claimed_until IS NULL OR d.claimed_until < ${now})
+                ${large ? sql.literal("") : sql`AND coalesce(m.payload_bytes, octet_length(m.payload), 0) <= ${LARGE_PAYLOAD_BYTES}`}
+              ORDER BY d.next_attempt_at, d.id LIMIT ${limit}`
         ),
         (rows) =>
           rows.map((r): DueDelivery => ({
             id: r.id,
             channel,
             destination: r.webhook_id === null ? channel : `${channel}:${r.webhook_id}`,
-            dueAt: r.next_attempt_at
+            dueAt: r.next_attempt_at,
+            large: (r.bytes ?? 0) > LARGE_PAYLOAD_BYTES
           }))
       )
 
-    /** When the next delivery of any channel not claimed by an attempt in progress is due. */
-    const nextDue = (now: number) =>
+    /**
+     * When the next delivery of any channel not claimed by an attempt in progress is due; with
+     * `large` false, large ones left out.
+     */
+    const nextDue = (now: number, large: boolean) =>
       Effect.map(
         direct.first<{ at: number | null }>(
-          sql`SELECT min(next_attempt_at) AS at FROM outbox_deliveries
-              WHERE status = 'pending' AND (claimed_until IS NULL OR claimed_until < ${now})`
+          large
+            ? sql`SELECT min(next_attempt_at) AS at FROM outbox_deliveries
+                WHERE status = 'pending' AND (claimed_until IS NULL OR claimed_until < ${now})`
+            : sql`SELECT min(d.next_attempt_at) AS at FROM outbox_deliveries d LEFT JOIN webhook_messages m ON m.id = d.message_id
+                WHERE d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < ${now})
+                  AND coalesce(m.payload_bytes, octet_length(m.payload), 0) <= ${LARGE_PAYLOAD_BYTES}`
         ),
         (row) => row?.at ?? null
       )
@@ -110,6 +149,6 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
             claimed_until = NULL, updated_at = ${at}
           WHERE webhook_id = ${webhookId} AND status = 'pending'`
 
-    return { insert, due, nextDue, claim, releaseAllClaims, release, record, retry, cancelPendingOfWebhook } as const
+    return { insert, insertWebhookDeliveries, due, nextDue, claim, releaseAllClaims, release, record, retry, cancelPendingOfWebhook } as const
   })
 }) {}

@@ -8,7 +8,11 @@
  * read. Reading stops there and the request is aborted, which destroys its socket: Node's agent
  * hands a keep-alive socket back to its pool only once a response was parsed to its end, so a
  * connection with unread bytes is never reused (and never drained).
+ *
+ * The body itself is given as bytes (`MessageBody`, see WebhookChannel.ts): it is signed as it is
+ * read (the HMAC takes it where it lies) and sent as it is, never turned into a string or copied.
  */
+import type * as HttpBody from "@effect/platform/HttpBody"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Cause from "effect/Cause"
@@ -19,12 +23,20 @@ import * as Stream from "effect/Stream"
 import type { Outcome } from "../Outbox/OutboxRepo.js"
 import { afterFailure } from "../Outbox/Retry.js"
 import type { AttemptRow } from "./WebhooksRepo.js"
-import { sign } from "./Signing.js"
+import { signer } from "./Signing.js"
 
 /** The most of a response body ever read. */
 export const RESPONSE_BODY_LIMIT = 64 * 1024
 /** The most of it kept in the delivery log, in characters (UTF-16 code units, as the API counts them). */
 export const RESPONSE_EXCERPT_LENGTH = 1024
+
+/** A message's body as an attempt sends it. */
+export interface MessageBody {
+  /** Feeds the body, in order, to `update` (the signature). */
+  readonly read: (update: (piece: Uint8Array) => void) => Effect.Effect<void, unknown>
+  /** The same bytes as the request's body. */
+  readonly http: HttpBody.HttpBody
+}
 
 export interface AttemptResult {
   readonly outcome: Outcome
@@ -112,21 +124,28 @@ const exchange = (
     )
   })
 
+/**
+ * One attempt: the body read and signed, then sent. Fails only when the body cannot be read (the
+ * database); whatever the receiver does is an outcome.
+ */
 export const attempt = (
   client: HttpClient.HttpClient,
-  row: AttemptRow,
+  row: Pick<AttemptRow, "id" | "attempts" | "max_attempts" | "url" | "secret" | "message_id">,
+  payload: MessageBody,
   options: { readonly timeout: Duration.Duration; readonly schedule: ReadonlyArray<Duration.Duration> }
-): Effect.Effect<AttemptResult> =>
+): Effect.Effect<AttemptResult, unknown> =>
   Effect.gen(function*() {
     const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const signing = signer(row.secret, row.message_id, timestamp)
+    yield* payload.read(signing.update)
     const request = HttpClientRequest.post(row.url).pipe(
       HttpClientRequest.setHeaders({
         "webhook-id": row.message_id,
         "webhook-timestamp": String(timestamp),
-        "webhook-signature": sign(row.secret, row.message_id, timestamp, row.payload),
+        "webhook-signature": signing.signature(),
         "user-agent": "Convene-Webhooks/1.0"
       }),
-      HttpClientRequest.bodyText(row.payload, "application/json")
+      HttpClientRequest.setBody(payload.http)
     )
     const { body, failure, status } = yield* exchange(client, request, options.timeout)
     const response = body === null ? null : excerptOf(body)

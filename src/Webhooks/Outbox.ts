@@ -4,19 +4,55 @@
  * existing at that moment: a delivery of channel `webhook` each (Outbox/OutboxRepo.ts); a change
  * that rolls back leaves none, and a committed one survives crashes. Writing wakes the dispatcher
  * (Outbox/Dispatcher.ts), so the first attempt follows the commit without a polling delay.
+ *
+ * Bulk writes: messages and their deliveries are written by a few set-based statements per batch
+ * of bodies (`enqueue`), with a turn of the event loop between batches, so that thousands of
+ * notifications cost a few dozen statements of the caller's transaction. A body too large to make
+ * as one value (the GuestList notification of a guest-list import) is given as serialized JSON in
+ * pieces (`enqueueSerialized`) and stored as it comes, in parts of about a MiB once it outgrows
+ * `LARGE_PAYLOAD_BYTES`: it is never held whole, neither here nor when it is sent.
  */
+import type { SqlError } from "@effect/sql/SqlError"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { AppConfig } from "../Config/AppConfig.js"
+import { yieldToEventLoop } from "../Csv/Chunks.js"
 import { Ids } from "../Domain/Ids.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import type { GuestListChange } from "../Guests/Changes.js"
 import { historyOf } from "../Guests/GuestView.js"
-import { OutboxRepo } from "../Outbox/OutboxRepo.js"
+import { LARGE_PAYLOAD_BYTES, OutboxRepo } from "../Outbox/OutboxRepo.js"
 import { OutboxWakeups } from "../Outbox/Wakeups.js"
 import { TEST_MESSAGE_PREFIX } from "./Domain.js"
 import { eventBody, eventPersonBody, type GuestSnapshot, guestListBody, type WebhookType } from "./Payloads.js"
-import { WebhooksRepo } from "./WebhooksRepo.js"
+import { type NewMessage, WebhooksRepo } from "./WebhooksRepo.js"
+
+/** Bodies per batch of `enqueue`: its messages' statements and one for their deliveries. */
+const ENQUEUE_BATCH = 256
+/** ... and at most about this much serialized JSON (UTF-16 code units) per batch. */
+const ENQUEUE_BATCH_CHARS = 2 * 1024 * 1024
+/** The size (UTF-8 bytes) of a part of a large message's body, at least: whole pieces are put together up to it. */
+const PART_BYTES = 1024 * 1024
+
+/**
+ * The JSON text of an array whose elements come in batches, in pieces: `[`, each batch's elements
+ * (serialized one by one) with commas between them, `]`. Nothing is held beyond one batch.
+ */
+export const jsonArray = <E, R>(batches: Stream.Stream<ReadonlyArray<unknown>, E, R>): Stream.Stream<string, E, R> =>
+  Stream.suspend(() => {
+    let first = true
+    const elements = Stream.filterMap(batches, (batch) => {
+      if (batch.length === 0) return Option.none()
+      // as JSON.stringify writes an array's elements: what has no JSON form is null
+      const piece = batch.map((element) => JSON.stringify(element) ?? "null").join(",")
+      const separated = first ? piece : `,${piece}`
+      first = false
+      return Option.some(separated)
+    })
+    return Stream.make("[").pipe(Stream.concat(elements), Stream.concat(Stream.make("]")))
+  })
 
 export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
   effect: Effect.gen(function*() {
@@ -27,34 +63,116 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
     const { webhooks } = yield* AppConfig
     const maxAttempts = 1 + webhooks.retrySchedule.length
 
-    /** Stores one message per body for every current registration of `type` (inside the caller's transaction). */
+    const newMessageId = (prefix: string) => Effect.map(ids.uuid, (uuid) => `${prefix}${uuid.replaceAll("-", "")}`)
+
+    /**
+     * Messages for `webhookIds`, set-based: the messages' statements, then one for all their
+     * deliveries (one per message and registration, in that order). Answers the deliveries' public ids.
+     */
+    const fanOut = (
+      organizationId: number,
+      type: WebhookType,
+      webhookIds: ReadonlyArray<number>,
+      messages: ReadonlyArray<NewMessage>,
+      now: number
+    ) =>
+      Effect.gen(function*() {
+        const at = new Date(now).toISOString()
+        yield* repo.insertMessages(organizationId, type, at, messages)
+        return yield* fanOutMessages(organizationId, webhookIds, messages.map((m) => m.publicId), now)
+      })
+
+    /** The deliveries of stored messages (their public ids) to `webhookIds`, in one statement. */
+    const fanOutMessages = (organizationId: number, webhookIds: ReadonlyArray<number>, messageIds: ReadonlyArray<string>, now: number) =>
+      Effect.gen(function*() {
+        const rows: Array<readonly [string, string, number]> = []
+        for (const messageId of messageIds) {
+          for (const webhookId of webhookIds) rows.push([yield* ids.uuid, messageId, webhookId])
+        }
+        const at = new Date(now).toISOString()
+        yield* deliveries.insertWebhookDeliveries({ organizationId, maxAttempts, dueAt: now, at, rows: JSON.stringify(rows) })
+        return rows.map((row) => row[0])
+      })
+
+    /**
+     * Stores one message per body for every current registration of `type` (inside the caller's
+     * transaction): in batches of `ENQUEUE_BATCH` bodies, each written by a few set-based
+     * statements, with a turn of the event loop between batches.
+     */
     const enqueue = (organizationId: number, type: WebhookType, bodies: ReadonlyArray<unknown>) =>
       Effect.gen(function*() {
         if (bodies.length === 0) return
         const subscribers = yield* repo.subscribers(organizationId, type)
         if (subscribers.length === 0) return
         const now = yield* Clock.currentTimeMillis
-        const at = new Date(now).toISOString()
-        for (const body of bodies) {
-          const messageId = yield* repo.insertMessage({
-            publicId: `msg_${(yield* ids.uuid).replaceAll("-", "")}`,
-            organizationId,
-            type,
-            payload: JSON.stringify(body),
-            at
-          })
-          for (const webhookId of subscribers) {
-            yield* deliveries.insert({
-              publicId: yield* ids.uuid,
-              channel: "webhook",
-              organizationId,
-              webhook: { messageId, webhookId },
-              maxAttempts,
-              dueAt: now,
-              at
-            })
+        let next = 0
+        while (next < bodies.length) {
+          if (next > 0) yield* yieldToEventLoop
+          const batch: Array<NewMessage> = []
+          let chars = 0
+          while (next < bodies.length && batch.length < ENQUEUE_BATCH && chars < ENQUEUE_BATCH_CHARS) {
+            const payload = JSON.stringify(bodies[next++])
+            chars += payload.length
+            batch.push({ publicId: yield* newMessageId("msg_"), payload })
           }
+          yield* fanOut(organizationId, type, subscribers, batch, now)
         }
+        yield* wakeups.wake
+      })
+
+    /**
+     * Stores one message whose body is the concatenation of `pieces`, serialized JSON given as it
+     * is made, for every current registration of `type` (inside the caller's transaction). Pieces
+     * are held until they outgrow `LARGE_PAYLOAD_BYTES`; beyond that, the body goes to the database
+     * in parts of at least `PART_BYTES` (whole pieces), each written as soon as it is complete, so
+     * that neither the body nor its JSON text is ever whole in memory. The pieces are not checked:
+     * they must make one JSON value. With no registration, the stream still runs (for its effects),
+     * and nothing is stored.
+     */
+    const enqueueSerialized = <E, R>(organizationId: number, type: WebhookType, pieces: Stream.Stream<string, E, R>) =>
+      Effect.gen(function*() {
+        const subscribers = yield* repo.subscribers(organizationId, type)
+        if (subscribers.length === 0) return yield* Stream.runDrain(pieces)
+        const now = yield* Clock.currentTimeMillis
+        const at = new Date(now).toISOString()
+        const publicId = yield* newMessageId("msg_")
+        let held: Array<string> = []
+        let heldBytes = 0
+        /** The message's row once its body goes in parts, the next part's number, and the bytes stored. */
+        let parted = null as { readonly row: number; seq: number; bytes: number } | null
+        const writeParts = (all: boolean) =>
+          Effect.gen(function*() {
+            const message = parted!
+            while (held.length > 0 && (all || heldBytes >= PART_BYTES)) {
+              let count = 0
+              let bytes = 0
+              while (count < held.length && bytes < PART_BYTES) bytes += Buffer.byteLength(held[count++]!)
+              yield* repo.insertPart(message.row, message.seq++, held.slice(0, count).join(""))
+              message.bytes += bytes
+              held = held.slice(count)
+              heldBytes -= bytes
+              yield* yieldToEventLoop
+            }
+          })
+        yield* Stream.runForEach(pieces, (piece): Effect.Effect<void, SqlError> =>
+          Effect.gen(function*() {
+            if (piece.length === 0) return
+            held.push(piece)
+            heldBytes += Buffer.byteLength(piece)
+            if (parted === null) {
+              if (heldBytes <= LARGE_PAYLOAD_BYTES) return
+              parted = { row: yield* repo.insertPartedMessage({ publicId, organizationId, type, at }), seq: 0, bytes: 0 }
+            }
+            yield* writeParts(false)
+          }))
+        if (parted === null) {
+          yield* repo.insertMessages(organizationId, type, at, [{ publicId, payload: held.join("") }])
+        } else {
+          yield* writeParts(true)
+          yield* repo.endParts(parted.row, parted.bytes)
+        }
+        held = []
+        yield* fanOutMessages(organizationId, subscribers, [publicId], now)
         yield* wakeups.wake
       })
 
@@ -66,26 +184,10 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
     const enqueueTest = (organizationId: number, webhookId: number, type: WebhookType, body: unknown) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const at = new Date(now).toISOString()
-        const messageId = yield* repo.insertMessage({
-          publicId: `${TEST_MESSAGE_PREFIX}${(yield* ids.uuid).replaceAll("-", "")}`,
-          organizationId,
-          type,
-          payload: JSON.stringify(body),
-          at
-        })
-        const publicId = yield* ids.uuid
-        yield* deliveries.insert({
-          publicId,
-          channel: "webhook",
-          organizationId,
-          webhook: { messageId, webhookId },
-          maxAttempts,
-          dueAt: now,
-          at
-        })
+        const message = { publicId: yield* newMessageId(TEST_MESSAGE_PREFIX), payload: JSON.stringify(body) }
+        const [publicId] = yield* fanOut(organizationId, type, [webhookId], [message], now)
         yield* wakeups.wake
-        return publicId
+        return publicId!
       })
 
     const snapshotsOf = (change: GuestListChange) => {
@@ -131,7 +233,7 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
     const eventUpdated = (organizationId: number, event: EventRow, updatedFields: ReadonlyArray<string>, at: string) =>
       updatedFields.length === 0 ? Effect.void : enqueue(organizationId, "Event", [eventBody(event, updatedFields, at)])
 
-    return { enqueue, enqueueTest, guestListChanged, eventPersonsChanged, eventUpdated, wake: wakeups.wake, maxAttempts } as const
+    return { enqueue, enqueueSerialized, enqueueTest, guestListChanged, eventPersonsChanged, eventUpdated, wake: wakeups.wake, maxAttempts } as const
   }),
   dependencies: [WebhooksRepo.Default, OutboxRepo.Default, OutboxWakeups.Default, Ids.Default]
 }) {}

@@ -1,6 +1,9 @@
 /**
  * Webhook registrations, their messages, and the delivery log: the webhook rows of the outbox
  * (`outbox_deliveries` of channel `webhook`, written by OutboxRepo) with what they carry.
+ *
+ * A message's body is in `payload`, or, when it is large, in `webhook_message_parts` (migration
+ * 0016): written part by part as it is built, and read part by part when it is sent.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
@@ -19,19 +22,44 @@ export const RegistrationRow = Schema.Struct({
 })
 export type RegistrationRow = typeof RegistrationRow.Type
 
-/** What an attempt needs: where, with which secret, and what. */
-export const AttemptRow = Schema.Struct({
-  id: Schema.Number,
-  status: Schema.String,
-  attempts: Schema.Number,
-  max_attempts: Schema.Number,
-  webhook_id: Schema.Number,
-  url: Schema.String,
-  secret: Schema.String,
-  message_id: Schema.String,
-  payload: Schema.String
-})
-export type AttemptRow = typeof AttemptRow.Type
+/**
+ * What an attempt needs: where, with which secret, and which message (its body is read apart, as
+ * bytes: `payload`, or `part` by part when `parts_bytes` is set).
+ */
+export interface AttemptRow {
+  readonly id: number
+  readonly status: string
+  readonly attempts: number
+  readonly max_attempts: number
+  readonly webhook_id: number
+  readonly url: string
+  readonly secret: string
+  /** The message's row id. */
+  readonly message_row: number
+  /** The message's public id: the `webhook-id` header. */
+  readonly message_id: string
+  /** The body's length in bytes when it is kept in parts; null when it is in `payload`. */
+  readonly parts_bytes: number | null
+}
+
+/** A message to store, its body serialized already. */
+export interface NewMessage {
+  readonly publicId: string
+  readonly payload: string
+}
+
+/**
+ * Rows per statement of `insertMessages`: a statement has room for this many (unused rows are
+ * bound as NULL and skipped), so that a few statement texts serve any number of messages.
+ */
+const MESSAGE_ROWS: ReadonlyArray<number> = [1, 8, 64]
+const MOST_MESSAGE_ROWS = 64
+
+const messagesStatement = (rows: number) =>
+  `INSERT INTO webhook_messages (public_id, organization_id, type, payload, created_at)
+   SELECT column1, ?, ?, column2, ? FROM (VALUES ${Array.from({ length: rows }, () => "(?, ?)").join(", ")})
+   WHERE column1 IS NOT NULL`
+const MESSAGE_STATEMENTS = new Map(MESSAGE_ROWS.map((rows) => [rows, messagesStatement(rows)]))
 
 export const DeliveryListRow = Schema.Struct({
   public_id: Schema.String,
@@ -119,19 +147,58 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
         (rows) => rows.map((r) => r.id)
       )
 
-    const insertMessage = (row: { publicId: string; organizationId: number; type: string; payload: string; at: string }) =>
-      direct.run(sql`INSERT INTO webhook_messages (public_id, organization_id, type, payload, created_at)
-          VALUES (${row.publicId}, ${row.organizationId}, ${row.type}, ${row.payload}, ${row.at})`)
+    /**
+     * Messages of one type, their bodies serialized already, in a few set-based statements (one per
+     * 64 messages, bodies bound as parameters). Runs in the caller's transaction.
+     */
+    const insertMessages = (organizationId: number, type: string, at: string, messages: ReadonlyArray<NewMessage>) =>
+      Effect.gen(function*() {
+        for (let start = 0; start < messages.length;) {
+          const rows = MESSAGE_ROWS.find((n) => n >= messages.length - start) ?? MOST_MESSAGE_ROWS
+          const params: Array<string | number | null> = [organizationId, type, at]
+          for (let i = start; i < start + rows; i++) {
+            const message = messages[i]
+            params.push(message?.publicId ?? null, message?.payload ?? null)
+          }
+          yield* direct.run(sql.unsafe(MESSAGE_STATEMENTS.get(rows)!, params))
+          start += rows
+        }
+      })
 
-    const attempt = SqlSchema.findOne({
-      Request: Schema.Number,
-      Result: AttemptRow,
-      execute: (id) =>
+    /** A large message, its body to come in parts (`insertPart`, then `endParts`); answers its row id. */
+    const insertPartedMessage = (row: { publicId: string; organizationId: number; type: string; at: string }) =>
+      direct.run(sql`INSERT INTO webhook_messages (public_id, organization_id, type, payload, payload_bytes, created_at)
+          VALUES (${row.publicId}, ${row.organizationId}, ${row.type}, '', 0, ${row.at})`)
+
+    const insertPart = (messageRow: number, seq: number, part: string) =>
+      direct.run(sql`INSERT INTO webhook_message_parts (message_id, seq, part) VALUES (${messageRow}, ${seq}, ${part})`)
+
+    const endParts = (messageRow: number, bytes: number) =>
+      direct.run(sql`UPDATE webhook_messages SET payload_bytes = ${bytes} WHERE id = ${messageRow}`)
+
+    const attempt = (id: number) =>
+      direct.first<AttemptRow>(
         sql`SELECT d.id, d.status, d.attempts, d.max_attempts, d.webhook_id, w.url, w.secret,
-              m.public_id AS message_id, m.payload
+              m.id AS message_row, m.public_id AS message_id, m.payload_bytes AS parts_bytes
             FROM outbox_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
             WHERE d.id = ${id}`
-    })
+      )
+
+    /** A message's body kept in `payload`, as UTF-8 bytes (a Buffer, outside the JS heap). */
+    const payload = (messageRow: number) =>
+      Effect.map(
+        direct.first<{ payload: Uint8Array }>(sql`SELECT CAST(payload AS BLOB) AS payload FROM webhook_messages WHERE id = ${messageRow}`),
+        (row) => row?.payload ?? new Uint8Array(0)
+      )
+
+    /** Part `seq` of a message's body kept in parts, as UTF-8 bytes; undefined past the last. */
+    const part = (messageRow: number, seq: number) =>
+      Effect.map(
+        direct.first<{ part: Uint8Array }>(
+          sql`SELECT CAST(part AS BLOB) AS part FROM webhook_message_parts WHERE message_id = ${messageRow} AND seq = ${seq}`
+        ),
+        (row) => row?.part
+      )
 
     const deliveryColumns = sql.literal(`d.public_id, m.public_id AS message_id, m.type, w.url, d.status, d.attempts,
       d.last_status_code, d.last_error, d.last_response, d.created_at, d.next_attempt_at, w.disabled_at, w.deleted_at`)
@@ -183,8 +250,13 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       disable,
       softDelete,
       subscribers,
-      insertMessage,
+      insertMessages,
+      insertPartedMessage,
+      insertPart,
+      endParts,
       attempt,
+      payload,
+      part,
       list,
       one,
       count,
