@@ -10,6 +10,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { AuthApi } from "./Auth/Api.js"
 import { CalendarApi } from "./Calendar/Api.js"
+import { ChangesApi } from "./Changes/Api.js"
 import { InvitationsApi } from "./Invitations/Api.js"
 import { EventsApi } from "./Events/Api.js"
 import { GuestsApi } from "./Guests/Api.js"
@@ -33,6 +34,7 @@ export class Api extends HttpApi.make("convene")
   .add(WebhooksApi)
   .add(InvitationsApi)
   .add(CalendarApi)
+  .add(ChangesApi)
   .addError(InvalidRequest.Wire)
   .addError(NotFound.Wire)
   .addError(Internal.Wire)

@@ -9,13 +9,16 @@ import { Auth } from "./Auth/Auth.js"
 import { AuthHttp } from "./Auth/Http.js"
 import { Calendars } from "./Calendar/Calendars.js"
 import { CalendarHttp } from "./Calendar/Http.js"
+import { Changes } from "./Changes/Changes.js"
+import { ChangesHttp } from "./Changes/Http.js"
+import { ChangesRetentionLive } from "./Changes/Retention.js"
 import { Ids } from "./Domain/Ids.js"
 import { Events } from "./Events/Events.js"
 import { EventsHttp } from "./Events/Http.js"
 import { GuestLists } from "./Guests/GuestLists.js"
 import { GuestsHttp } from "./Guests/Http.js"
 import { Idempotency } from "./Idempotency/Idempotency.js"
-import { IdempotentLive } from "./Idempotency/Idempotent.js"
+import { IdempotentLive } from "./Idempotency/IdempotentLive.js"
 import { ErrorMappingLive } from "./Http/ErrorMapping.js"
 import { requestLifecycle } from "./Http/RequestLifecycle.js"
 import { DocsLive } from "./Ops/Docs.js"
@@ -58,6 +61,7 @@ export const ServicesLive = Layer.mergeAll(
   Payments.Default,
   Registrations.Default,
   Calendars.Default,
+  Changes.Default,
   EventInvitations.Default,
   Rsvp.Default,
   Idempotency.Default,
@@ -77,7 +81,8 @@ const HandlersLive = Layer.mergeAll(
   PaymentsHttp,
   WebhooksHttp,
   InvitationsHttp,
-  CalendarHttp
+  CalendarHttp,
+  ChangesHttp
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -105,7 +110,7 @@ export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
 )
 
 /** The whole application over a database: what `main` runs and what tests start. */
-export const AppLive = Layer.merge(HttpLive, DispatcherLive).pipe(
+export const AppLive = Layer.mergeAll(HttpLive, DispatcherLive, ChangesRetentionLive).pipe(
   Layer.provideMerge(BootstrapLive),
   Layer.provideMerge(ServicesLive),
   Layer.provideMerge(SqlLive),

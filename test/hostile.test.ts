@@ -285,6 +285,8 @@ const setup = Effect.gen(function*() {
       "GET /events": { query: { limit: "10" } },
       "POST /event": { body: { name: "Fuzz event", primaryDate: "2030-01-01T18:00:00Z", ticketingEnabled: true } },
       "PATCH /event/:id": { body: { name: "Fuzz renamed" } },
+      "GET /event/:id/guestlist": { query: { personIds: `${person},${other}` } },
+      "GET /changes": { query: { limit: "10", types: "person,guest" } },
       "GET /event/:id/guestlist/search": { query: { name: "Fuzz", limit: "5", generateRsvpLinks: "false" } },
       "POST /event/:id/guestlist": { body: { guests: [{ personId: person }, { firstName: "New", lastName: "Guest", email: uniqueEmail("guest") }] } },
       "PUT /event/:id/guestlist": { body: { guests: [{ personId: person, rsvpStatus: "Accepted" }] } },

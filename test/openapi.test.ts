@@ -38,6 +38,7 @@ const OPERATION_IDS: Record<string, string> = {
   "GET /api-token": "organization.tokens",
   "DELETE /api-token/{tokenId}": "organization.revokeToken",
   "GET /person": "persons.list",
+  "GET /changes": "changes.list",
   "POST /person": "persons.create",
   "GET /person/search": "persons.search",
   "GET /person/export": "persons.exportCsv",
@@ -84,6 +85,7 @@ const CODES: Record<string, ReadonlyArray<string>> = {
   "409": ["conflict", "email_not_configured"],
   "413": ["payload_too_large"],
   "422": ["idempotency_key_reused", "import_rejected"],
+  "410": ["cursor_expired"],
   "429": ["rate_limited"],
   "500": ["internal"],
   "503": ["unavailable"]

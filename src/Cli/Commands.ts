@@ -13,6 +13,7 @@ import { roles } from "../Domain/Role.js"
 import { Members } from "../Organizations/Members.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { backup } from "./Backup.js"
+import { contacts } from "./Contacts.js"
 import { demo } from "./Demo.js"
 import { webhook } from "./Webhooks.js"
 
@@ -155,6 +156,7 @@ export const commands = Command.make("convene").pipe(
     Command.make("user").pipe(Command.withSubcommands([userSetPassword])),
     Command.make("token").pipe(Command.withSubcommands([tokenCreate, tokenList, tokenRevoke])),
     webhook,
+    contacts,
     backup,
     demo
   ])

@@ -53,6 +53,8 @@ export interface AppConfigShape {
   readonly trustedProxies: TrustedProxies
   readonly logLevel: LogLevel.LogLevel
   readonly shutdownGracePeriod: Duration.Duration
+  /** How long the change feed keeps changes (`CHANGES_RETENTION`, docs/integrators.md#syncing-with-the-change-feed). */
+  readonly changesRetention: Duration.Duration
 }
 
 export const API_TOKEN_PATTERN = /^cvn_[A-Za-z0-9_-]{32,}$/
@@ -177,7 +179,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   email,
   trustedProxies,
   logLevel,
-  shutdownGracePeriod: Env.duration("SHUTDOWN_GRACE_PERIOD", "10 seconds")
+  shutdownGracePeriod: Env.duration("SHUTDOWN_GRACE_PERIOD", "10 seconds"),
+  changesRetention: Env.duration("CHANGES_RETENTION", "30 days")
 })
 
 export class AppConfig extends Context.Tag("Convene/AppConfig")<AppConfig, AppConfigShape>() {

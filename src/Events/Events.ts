@@ -3,6 +3,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { Changes } from "../Changes/Changes.js"
+import { eventChange } from "../Changes/Domain.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
@@ -29,6 +31,7 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
     const repo = yield* EventsRepo
     const outbox = yield* Outbox
     const ids = yield* Ids
+    const changeFeed = yield* Changes
 
     const find = (caller: Caller, id: string) =>
       repo.byPublicId({ organizationId: caller.organizationId, publicId: id }).pipe(
@@ -83,6 +86,7 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
       yield* Effect.gen(function*() {
         const id = yield* repo.insert({ ...columns, slug, publicId, organizationId: caller.organizationId, createdBy: creator, at })
         yield* repo.setHosts(id, hosts)
+        yield* changeFeed.record(caller.organizationId, [eventChange("created", publicId)])
       }).pipe(
         sql.withTransaction,
         onUniqueViolation(() => new Conflict({ message: `The slug ${slug} is taken` }))
@@ -169,6 +173,7 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
         }
         const after = yield* find(caller, id)
         yield* outbox.eventUpdated(caller.organizationId, after, changed, at)
+        if (changed.length > 0) yield* changeFeed.record(caller.organizationId, [eventChange("updated", row.public_id)])
         return { event: yield* renderOne(caller, after), row: after, updatedFields: changed, at }
       }).pipe(
         sql.withTransaction,
@@ -178,5 +183,5 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
 
     return { find, create, get, list, browse, usualTimezone, freeSlug, update, render } as const
   }),
-  dependencies: [EventsRepo.Default, Outbox.Default, Ids.Default]
+  dependencies: [EventsRepo.Default, Outbox.Default, Ids.Default, Changes.Default]
 }) {}

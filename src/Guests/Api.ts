@@ -42,10 +42,21 @@ export class GuestsApi extends HttpApiGroup.make("guests")
   .add(
     HttpApiEndpoint.get("list", "/event/:id/guestlist")
       .setPath(IdPath)
+      .setUrlParams(Schema.Struct({
+        personIds: optional(QueryText.annotations({
+          description: "Comma-separated personIds, 1 to 100: just these guests (a change feed page's guests in one request)"
+        }))
+      }))
       .addSuccess(Guests)
       .addError(NotFound.Wire)
       .middleware(ViewerAccess)
-      .annotate(OpenApi.Summary, "Every guest of the event (removed guests are not returned)")
+      .annotate(OpenApi.Summary, "Every guest of the event, or those with the given personIds (removed guests are not returned)")
+      .annotate(
+        OpenApi.Description,
+        "Without `personIds`: the whole list, in the order guests were added, streamed. With `personIds`: those guests only, " +
+          "in the list's order; ids that are not on the list (never added, removed, unknown) are left out, so a guest the " +
+          "change feed names that is missing here is no longer on the list (docs/integrators.md#syncing-with-the-change-feed)."
+      )
   )
   .add(
     HttpApiEndpoint.get("search", "/event/:id/guestlist/search")

@@ -45,6 +45,8 @@ export interface PlannedFill {
 /** One guest the file names, with what the import makes of it. */
 export interface PlannedGuest {
   readonly emailKey: string
+  /** The contact's personId when it exists already (a contact the import creates gets one when written). */
+  readonly personId: string | undefined
   /** The guest link found (on the list or removed from it), if any. */
   readonly link: ImportLinkRow | undefined
   /** `new`: a new link; `readd`: a removed guest back on the list; `listed`: on it already. */
@@ -173,7 +175,16 @@ export const guestPlanner = (
         creates.push(person)
         people.set(input.emailKey, person)
         created++
-        guest = { emailKey: input.emailKey, link: undefined, mode: "new", start: ADDED, values: ADDED, history: [], changed: true }
+        guest = {
+          emailKey: input.emailKey,
+          personId: undefined,
+          link: undefined,
+          mode: "new",
+          start: ADDED,
+          values: ADDED,
+          history: [],
+          changed: true
+        }
       } else {
         const fill: PlannedFill = { match, company: null, position: null, phone: null }
         people.set(input.emailKey, fill)
@@ -191,7 +202,7 @@ export const guestPlanner = (
             rsvp_note: link.rsvp_note,
             custom_columns: link.custom_columns
           }
-        guest = { emailKey: input.emailKey, link, mode, start, values: start, history: [], changed: mode !== "listed" }
+        guest = { emailKey: input.emailKey, personId: match.public_id, link, mode, start, values: start, history: [], changed: mode !== "listed" }
       }
       adds = guest.mode !== "listed"
       guests.set(input.emailKey, guest)

@@ -7,6 +7,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { Changes } from "../Changes/Changes.js"
+import { type ChangeEntry, guestChange, personChange } from "../Changes/Domain.js"
 import { DirectSql } from "../Db/Sqlite.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
@@ -33,6 +35,19 @@ import { searchFilter, type SearchParams } from "./Search.js"
  */
 const LIST_BATCH = 1_000
 
+/** Guests `GET /event/:id/guestlist?personIds=` answers at most (a change feed page's worth). */
+export const MAX_PERSON_IDS = 100
+
+/** The distinct ids of a `personIds` parameter, or a 400. */
+const personIdsParam = (text: string) => {
+  const ids = [...new Set(text.split(",").map((id) => id.trim()).filter((id) => id !== ""))]
+  return ids.length === 0
+    ? Effect.fail(InvalidRequest.at("personIds", "must name at least one person"))
+    : ids.length > MAX_PERSON_IDS
+    ? Effect.fail(InvalidRequest.at("personIds", `must name at most ${MAX_PERSON_IDS} persons`))
+    : Effect.succeed(ids)
+}
+
 export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -45,6 +60,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     const outbox = yield* Outbox
     const ids = yield* Ids
     const csv = yield* GuestsCsv
+    const changeFeed = yield* Changes
 
     /** A batch applies whole or not at all; a unique-key race with another writer asks for a retry. */
     const oneBatch = <A, E, R>(batch: Effect.Effect<A, E, R>) =>
@@ -72,10 +88,17 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     /**
      * Every guest of the list (removed ones excluded), in batches read from one snapshot, for an
      * answer written as it is read. The event is found first: an unknown or foreign one fails
-     * here, before anything is sent. Each batch comes with its own guests' payments.
+     * here, before anything is sent. Each batch comes with its own guests' payments. With
+     * `personIds` (1 to `MAX_PERSON_IDS`), only those guests: ids not on the list are left out.
      */
-    const list = Effect.fn("GuestLists.list")(function*(caller: Caller, eventId: string) {
+    const list = Effect.fn("GuestLists.list")(function*(caller: Caller, eventId: string, params: { readonly personIds?: string | undefined } = {}) {
+      const wanted = params.personIds === undefined ? undefined : yield* personIdsParam(params.personIds)
       const event = yield* events.find(caller, eventId)
+      if (wanted !== undefined) {
+        // just these guests (a client resyncing what the change feed named): one batch
+        const found = yield* repo.search(event.id, { _tag: "PersonIds", personIds: wanted }, MAX_PERSON_IDS, 0).pipe(Effect.orDie)
+        return Stream.fromEffect(Effect.map(loadByIds(caller, event, found.ids), ({ guests }) => guests))
+      }
       return direct.snapshot(
         repo.ofEvent(event.id, LIST_BATCH).pipe(Stream.mapEffect((rows) => render(caller, event, rows)))
       )
@@ -95,9 +118,12 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       return yield* Effect.gen(function*() {
         if (params.generateRsvpLinks === true && event.slug !== null) {
           const current = yield* repo.byIds(page.ids)
-          for (const row of current.filter((r) => r.token === null)) {
+          const linkless = current.filter((r) => r.token === null)
+          for (const row of linkless) {
             yield* repo.addInvite(row.gid, yield* ids.secret(24), at)
           }
+          // a new rsvpLink changes the guest as the API shows it
+          yield* changeFeed.record(caller.organizationId, linkless.map((row) => guestChange("updated", row.public_id, event.public_id)))
         }
         const { guests } = yield* loadByIds(caller, event, page.ids)
         return { guests, total: page.total, limit, skip }
@@ -112,20 +138,28 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       return yield* Effect.gen(function*() {
         const guestIds: Array<number> = []
         const affected: Array<number> = []
+        const created = new Set<string>()
+        const filled = new Set<string>()
+        const added: Array<ChangeEntry> = []
         for (const [i, item] of items.entries()) {
           const phone = item.phoneNumber === undefined || item.phoneNumber === null || item.phoneNumber === "" ? null : item.phoneNumber
           const company = item.company === undefined || item.company === "" ? null : item.company
           const position = item.position === undefined || item.position === "" ? null : item.position
           let personId: number
+          let publicId: string
           if (item.personId !== undefined) {
             const found = yield* repo.personByPublicId(caller.organizationId, item.personId)
             if (found === undefined) return yield* InvalidRequest.at(`guests.${i}.personId`, "is not a known person")
             personId = found
+            publicId = item.personId
           } else {
             const existing = yield* persons.activeByEmail({ organizationId: caller.organizationId, email: item.email! })
             if (Option.isSome(existing)) {
               personId = existing.value.id
+              publicId = existing.value.public_id
             } else {
+              publicId = newIds[i]!
+              created.add(publicId)
               personId = yield* persons.insert({
                 publicId: newIds[i]!,
                 organizationId: caller.organizationId,
@@ -154,8 +188,11 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
             continue
           }
           // phoneNumber, company and position fill blanks only; existing values are never overwritten
-          yield* repo.fillBlanks(personId, company, position, at)
-          if (phone !== null && !(yield* persons.hasPhone(personId))) yield* persons.setPreferredPhone(personId, phone, at)
+          if (yield* repo.fillBlanks(personId, company, position, at)) filled.add(publicId)
+          if (phone !== null && !(yield* persons.hasPhone(personId))) {
+            yield* persons.setPreferredPhone(personId, phone, at)
+            filled.add(publicId)
+          }
           let guestId: number
           if (Option.isNone(link)) {
             guestId = yield* repo.insertLink(event.id, personId, at)
@@ -164,6 +201,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
             yield* repo.readd(guestId, at)
           }
           affected.push(guestId)
+          added.push(guestChange("created", publicId, event.public_id))
           yield* repo.addHistory({ guestId, status: "Invited", actorType: caller.actor.type, actorId: caller.actor.id, actionType: "added", at })
           if (!guestIds.includes(guestId)) guestIds.push(guestId)
         }
@@ -179,6 +217,11 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           statusChanges: []
         }
         yield* outbox.guestListChanged(caller.organizationId, change)
+        yield* changeFeed.record(caller.organizationId, [
+          ...[...created].map((id) => personChange("created", id)),
+          ...[...filled].filter((id) => !created.has(id)).map((id) => personChange("updated", id)),
+          ...added
+        ])
         return change
       }).pipe(oneBatch)
     })
@@ -235,6 +278,11 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           statusChanges
         }
         yield* outbox.guestListChanged(caller.organizationId, change)
+        const personIdOf = new Map([...links].map(([personId, link]) => [link.id, personId]))
+        yield* changeFeed.record(
+          caller.organizationId,
+          change.affected.map((id) => guestChange("updated", personIdOf.get(id)!, event.public_id))
+        )
         return change
       }).pipe(oneBatch)
     })
@@ -245,11 +293,15 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       const at = yield* nowIso
       return yield* Effect.gen(function*() {
         const guestIds: Array<number> = []
+        const removed: Array<ChangeEntry> = []
         for (const [i, item] of items.entries()) {
           const personId = yield* repo.personByPublicId(caller.organizationId, item.personId)
           if (personId === undefined) return yield* InvalidRequest.at(`guests.${i}.personId`, "is not a known person")
           const link = yield* repo.link({ eventId: event.id, personId })
-          if (Option.isSome(link) && link.value.removed_at === null && !guestIds.includes(link.value.id)) guestIds.push(link.value.id)
+          if (Option.isSome(link) && link.value.removed_at === null && !guestIds.includes(link.value.id)) {
+            guestIds.push(link.value.id)
+            removed.push(guestChange("removed", item.personId, event.public_id))
+          }
         }
         const loaded = yield* loadByIds(caller, event, guestIds)
         yield* repo.remove(guestIds, at)
@@ -264,6 +316,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           statusChanges: []
         }
         yield* outbox.guestListChanged(caller.organizationId, change)
+        yield* changeFeed.record(caller.organizationId, removed)
         return change
       }).pipe(oneBatch)
     })
@@ -312,19 +365,27 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     })
 
     /**
-     * The RSVP link token of each given guest (ids of the event's guest links), created where
-     * missing as `generateRsvpLinks` does; stable once created. Runs in the caller's transaction.
+     * The RSVP link token of each given guest of the event (`gid`: its guest link, `public_id`: its
+     * person), created where missing as `generateRsvpLinks` does; stable once created. A new link
+     * is a change of the guest (its `rsvpLink`). Runs in the caller's transaction.
      */
-    const ensureInviteTokens = (guestIds: ReadonlyArray<number>) =>
+    const ensureInviteTokens = (
+      organizationId: number,
+      event: EventRow,
+      guests: ReadonlyArray<{ readonly gid: number; readonly public_id: string }>
+    ) =>
       Effect.gen(function*() {
-        const tokens = yield* repo.inviteTokens(guestIds)
+        const tokens = yield* repo.inviteTokens(guests.map((g) => g.gid))
         const at = yield* nowIso
-        for (const guestId of guestIds) {
-          if (tokens.has(guestId)) continue
+        const linked: Array<ChangeEntry> = []
+        for (const guest of guests) {
+          if (tokens.has(guest.gid)) continue
           const token = yield* ids.secret(24)
-          yield* repo.addInvite(guestId, token, at)
-          tokens.set(guestId, token)
+          yield* repo.addInvite(guest.gid, token, at)
+          tokens.set(guest.gid, token)
+          linked.push(guestChange("updated", guest.public_id, event.public_id))
         }
+        yield* changeFeed.record(organizationId, linked)
         return tokens
       })
 
@@ -353,6 +414,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     PublicOrigin.Default,
     Outbox.Default,
     Ids.Default,
-    GuestsCsv.Default
+    GuestsCsv.Default,
+    Changes.Default
   ]
 }) {}

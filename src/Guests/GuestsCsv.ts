@@ -22,6 +22,8 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import { Changes } from "../Changes/Changes.js"
+import { type ChangeEntry, guestChange, personChange } from "../Changes/Domain.js"
 import { forEachSlice, inSlices, yieldToEventLoop } from "../Csv/Chunks.js"
 import { attachmentName, csvDocument } from "../Csv/CsvExport.js"
 import { type HeaderSpec, readCsv } from "../Csv/CsvImport.js"
@@ -46,7 +48,7 @@ import {
 } from "../Persons/PersonsRepo.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { onUniqueViolation } from "../SqlErrors.js"
-import { Outbox } from "../Webhooks/Outbox.js"
+import { jsonArray, Outbox } from "../Webhooks/Outbox.js"
 import { eventPersonBody, type GuestSnapshot, guestListBody } from "../Webhooks/Payloads.js"
 import { WebhooksRepo } from "../Webhooks/WebhooksRepo.js"
 import { guestPlanner, type GuestPlan, type PlannedGuest } from "./GuestImportPlan.js"
@@ -130,6 +132,23 @@ const writesOf = (plan: GuestPlan) => {
   return { fresh, updates, checks, history }
 }
 
+/**
+ * What an import records in the change feed: the contacts it created or filled, and the guests it
+ * put on the list (also back on it) or changed, a new history entry included. `createdIds` are the
+ * personIds given to the contacts it creates, by email key.
+ */
+const recordedOf = (plan: GuestPlan, writes: ReturnType<typeof writesOf>, createdIds: ReadonlyMap<string, string>, eventId: string) => {
+  const personIdOf = (guest: PlannedGuest) => guest.personId ?? createdIds.get(guest.emailKey)!
+  const entries: Array<ChangeEntry> = [
+    ...[...createdIds.values()].map((id) => personChange("created", id)),
+    ...plan.fills.map((fill) => personChange("updated", fill.match.public_id))
+  ]
+  for (const guest of writes.fresh) entries.push(guestChange("created", personIdOf(guest), eventId))
+  for (const guest of writes.updates) entries.push(guestChange(guest.mode === "readd" ? "created" : "updated", personIdOf(guest), eventId))
+  for (const guest of writes.checks) entries.push(guestChange("updated", personIdOf(guest), eventId))
+  return entries
+}
+
 export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -143,6 +162,7 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
     const webhooks = yield* WebhooksRepo
     const ids = yield* Ids
     const config = yield* AppConfig
+    const changeFeed = yield* Changes
 
     /**
      * The event's guest list as a CSV document, read in keyset batches from one snapshot and
@@ -221,14 +241,13 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
             for (const row of rows) fresh.set(row.email_key, row.id)
           }))
         const guestIdOf = (guest: PlannedGuest) => guest.link?.id ?? fresh.get(guest.emailKey)!
-        const list: Array<unknown> = []
-        yield* inSlices(affected, NOTIFY_BATCH, (slice) =>
+        // a batch of guests at a time for both types; the GuestList body (a JSON array) is serialized
+        // batch by batch and stored as it comes (Webhooks/Outbox.ts), never held whole
+        const slices: Array<ReadonlyArray<PlannedGuest>> = []
+        for (let start = 0; start < affected.length; start += NOTIFY_BATCH) slices.push(affected.slice(start, start + NOTIFY_BATCH))
+        const batches = Stream.mapEffect(Stream.fromIterable(slices), (slice) =>
           Effect.gen(function*() {
             const snapshots = yield* snapshotsOf(caller, event, slice.map(guestIdOf))
-            if (records) {
-              const body = guestListBody(variant, event, slice.map((g) => snapshots.get(guestIdOf(g)) ?? null), counts, at)
-              for (const record of body as ReadonlyArray<unknown>) list.push(record)
-            }
             if (watchers) {
               const bodies = slice.flatMap((g) => {
                 const snapshot = snapshots.get(guestIdOf(g))
@@ -239,20 +258,28 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
               })
               yield* outbox.enqueue(caller.organizationId, "EventPerson", bodies)
             }
+            yield* yieldToEventLoop
+            return records
+              ? guestListBody(variant, event, slice.map((g) => snapshots.get(guestIdOf(g)) ?? null), counts, at) as ReadonlyArray<unknown>
+              : []
           }))
-        if (records) yield* outbox.enqueue(caller.organizationId, "GuestList", [list])
+        if (records) yield* outbox.enqueueSerialized(caller.organizationId, "GuestList", jsonArray(batches))
+        else yield* Stream.runDrain(batches)
       })
 
     /**
      * A plan's statements, their rows serialized ahead (each batch a JSON array for `json_each`),
      * so that the transaction only runs set-based statements of `WRITE_BATCH` rows.
      */
-    const prepare = (plan: GuestPlan) =>
+    const prepare = (plan: GuestPlan, eventId: string) =>
       Effect.gen(function*() {
         const writes = writesOf(plan)
+        const createdIds = new Map<string, string>()
         const creates = yield* inSlices(plan.creates, WRITE_BATCH, (slice) =>
-          Effect.map(Effect.forEach(slice, () => ids.uuid), (publicIds) =>
-            newPersonsBatch(slice.map((person, i) => ({ publicId: publicIds[i]!, email: person.email, values: personValues(person) })))))
+          Effect.map(Effect.forEach(slice, () => ids.uuid), (publicIds) => {
+            slice.forEach((person, i) => createdIds.set(person.emailKey, publicIds[i]!))
+            return newPersonsBatch(slice.map((person, i) => ({ publicId: publicIds[i]!, email: person.email, values: personValues(person) })))
+          }))
         const fills = yield* inSlices(plan.fills.filter((f) => f.company !== null || f.position !== null), WRITE_BATCH, (slice) =>
           Effect.sync(() => filledPersonsBatch(slice.map((f) => ({ id: f.match.id, emailKey: f.match.email_key, values: personValues(f) })))))
         const phones = yield* inSlices(
@@ -278,7 +305,8 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
         const checks = yield* inSlices(writes.checks, WRITE_BATCH, (slice) =>
           Effect.sync(() => linkChecksBatch(slice.map((g) => ({ id: g.link.id, expected: g.start })))))
         const history = yield* inSlices(writes.history, WRITE_BATCH, (slice) => Effect.sync(() => historyBatch(slice)))
-        return { creates, fills, phones, links, updates, checks, history }
+        const recorded = recordedOf(plan, writes, createdIds, eventId)
+        return { creates, fills, phones, links, updates, checks, history, recorded }
       })
 
     /**
@@ -311,7 +339,7 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
       Effect.gen(function*() {
         const at = yield* nowIso
         const organizationId = caller.organizationId
-        const statements = yield* prepare(plan)
+        const statements = yield* prepare(plan, event.public_id)
         yield* Effect.gen(function*() {
           yield* runBatches(statements.creates, (batch) => persons.insertMany(organizationId, batch, at), false)
           yield* runBatches(statements.fills, (batch) => persons.fillBlanksMany(batch, at), true)
@@ -321,6 +349,7 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
           yield* runBatches(statements.checks, (batch) => repo.unchangedLinks(batch), true)
           yield* runBatches(statements.history, (batch) => repo.addHistoryMany(event.id, organizationId, caller.actor, batch, at), true)
           yield* notify(caller, event, plan, at)
+          yield* changeFeed.record(organizationId, statements.recorded)
         }).pipe(sql.withTransaction, onUniqueViolation(() => new ImportRaced()))
       })
 
@@ -395,5 +424,15 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
 
     return { exportCsv, importCsv } as const
   }),
-  dependencies: [GuestsRepo.Default, PersonsRepo.Default, PaymentsRepo.Default, Events.Default, PublicOrigin.Default, Outbox.Default, WebhooksRepo.Default, Ids.Default]
+  dependencies: [
+    GuestsRepo.Default,
+    PersonsRepo.Default,
+    PaymentsRepo.Default,
+    Events.Default,
+    PublicOrigin.Default,
+    Outbox.Default,
+    WebhooksRepo.Default,
+    Ids.Default,
+    Changes.Default
+  ]
 }) {}

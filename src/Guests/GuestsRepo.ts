@@ -271,11 +271,15 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
         (row) => row?.id
       )
 
-    /** company and position only where the person has none yet. */
+    /** company and position only where the person has none yet; answers whether it filled anything. */
     const fillBlanks = (personId: number, company: string | null, position: string | null, at: string) =>
-      direct.run(sql`UPDATE persons SET company = coalesce(company, ${company}), position = coalesce(position, ${position}),
-            updated_at = ${at}
-          WHERE id = ${personId} AND ((company IS NULL AND ${company} IS NOT NULL) OR (position IS NULL AND ${position} IS NOT NULL))`)
+      Effect.map(
+        direct.rows(sql`UPDATE persons SET company = coalesce(company, ${company}), position = coalesce(position, ${position}),
+              updated_at = ${at}
+            WHERE id = ${personId} AND ((company IS NULL AND ${company} IS NOT NULL) OR (position IS NULL AND ${position} IS NOT NULL))
+            RETURNING 1`),
+        (rows) => rows.length > 0
+      )
 
     const link = ({ eventId, personId }: { eventId: number; personId: number }) =>
       Effect.map(

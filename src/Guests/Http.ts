@@ -15,9 +15,9 @@ export const GuestsHttp = HttpApiBuilder.group(Api, "guests", (handlers) =>
     // Guest lists run to thousands of guests: they are sent without a pass of the schema encoder.
     return handlers
       // a list of any length is written as it is read, batch by batch (Http/JsonStream.ts)
-      .handle("list", ({ path }) =>
+      .handle("list", ({ path, urlParams }) =>
         Effect.flatMap(CurrentCaller, (caller) =>
-          Effect.flatMap(guestLists.list(caller, path.id), (batches) => jsonArrayAs(Guests, "guests", batches)))
+          Effect.flatMap(guestLists.list(caller, path.id, urlParams), (batches) => jsonArrayAs(Guests, "guests", batches)))
       )
       .handle("search", ({ path, urlParams }) =>
         Effect.flatMap(CurrentCaller, (caller) =>

@@ -16,13 +16,14 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "../Api.js"
-import { IdempotentReplay, replayResponse } from "../Idempotency/Idempotent.js"
+import { IdempotentReplay, replayResponse } from "../Idempotency/IdempotentLive.js"
 import { Readiness } from "../Ops/Readiness.js"
 import { csvBodyRoutes, MAX_CSV_BYTES } from "../Csv/CsvBody.js"
 import { isUploadRoute, MAX_UPLOAD_BYTES } from "../Web/Upload.js"
 import { csvBodies, jsonBodies, tooLarge } from "./JsonBody.js"
 import {
   Conflict,
+  CursorExpired,
   Forbidden,
   IdempotencyKeyReused,
   Internal,
@@ -43,13 +44,14 @@ type ApiError =
   | Forbidden
   | NotFound
   | Conflict
+  | CursorExpired
   | PayloadTooLarge
   | IdempotencyKeyReused
   | RateLimited
   | Unavailable
   | Internal
 
-const apiErrors = [InvalidRequest, Unauthorized, Forbidden, NotFound, Conflict, PayloadTooLarge, IdempotencyKeyReused, RateLimited, Unavailable, Internal]
+const apiErrors = [InvalidRequest, Unauthorized, Forbidden, NotFound, Conflict, CursorExpired, PayloadTooLarge, IdempotencyKeyReused, RateLimited, Unavailable, Internal]
 const isApiError = (u: unknown): u is ApiError => apiErrors.some((E) => u instanceof E)
 
 const bodyTooLarge = tooLarge(MAX_BODY_BYTES)

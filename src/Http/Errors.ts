@@ -103,6 +103,16 @@ export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", fields)
   })
 }
 
+/** 410: a change-feed cursor older than the feed keeps (docs/integrators.md#syncing-with-the-change-feed). */
+export class CursorExpired extends Schema.TaggedError<CursorExpired>()("CursorExpired", fields) {
+  static readonly Wire = wire(CursorExpired, {
+    code: "cursor_expired",
+    status: 410,
+    description: "The cursor is older than the changes the feed keeps (CHANGES_RETENTION): start again without `after`.",
+    make: (body) => new CursorExpired(body)
+  })
+}
+
 /** 413: a body over 1 MiB. */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", fields) {
   static readonly Wire = wire(PayloadTooLarge, {

@@ -15,6 +15,12 @@ export const Limit = integer("must be an integer from 1 to 100").pipe(
   Schema.between(1, 100, { message: () => "must be an integer from 1 to 100" })
 ).annotations({ description: "Page size, 1 to 100." })
 
+/** A page size from 1 to `max` (the change feed's pages go up to 1000). */
+export const pageSizeUpTo = (max: number) =>
+  integer(`must be an integer from 1 to ${max}`).pipe(
+    Schema.between(1, max, { message: () => `must be an integer from 1 to ${max}` })
+  ).annotations({ description: `Page size, 1 to ${max}.` })
+
 /** Items to skip: an integer of 0 or more. */
 export const Skip = integer("must be an integer of 0 or more").annotations({ description: "Items to skip, 0 or more." })
 

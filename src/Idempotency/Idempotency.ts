@@ -1,7 +1,7 @@
 /**
  * Idempotency keys (docs/integrators.md#idempotency-keys): the first response to a request carrying an `Idempotency-Key`
  * is kept for 24 hours per caller and organization (`callerKey` below is that scope, see
- * `Idempotent.ts`). The same key with the same request replays it without acting
+ * `IdempotentLive.ts`). The same key with the same request replays it without acting
  * again; with a different request it is refused (422); while the first is still running, a second
  * gets 409. Kept in SQLite, so replays survive restarts; a request cut by a crash leaves its key
  * free again (keys still "running" at start belong to requests that died with their process).

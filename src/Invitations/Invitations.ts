@@ -134,7 +134,7 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
       return yield* Effect.gen(function*() {
         const recipients = yield* recipientsOf(caller, event, audience)
         const slug = yield* sendable(event)
-        const tokens = yield* guestLists.ensureInviteTokens(recipients.map((r) => r.gid))
+        const tokens = yield* guestLists.ensureInviteTokens(caller.organizationId, event, recipients)
         const at = yield* nowIso
         for (const guest of recipients) {
           const rsvpLink = origin.rsvpLink(slug, tokens.get(guest.gid)!)!

@@ -2,6 +2,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { Changes } from "../Changes/Changes.js"
+import { guestChange } from "../Changes/Domain.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
@@ -23,6 +25,11 @@ export class Payments extends Effect.Service<Payments>()("Convene/Payments", {
     const guests = yield* GuestsRepo
     const events = yield* Events
     const ids = yield* Ids
+    const changeFeed = yield* Changes
+
+    /** Payments are fields of the guests who hold the items: each of them changed. */
+    const paidGuestsChanged = (caller: Caller, event: EventRow, personIds: ReadonlyArray<string>) =>
+      changeFeed.record(caller.organizationId, [...new Set(personIds)].map((personId) => guestChange("updated", personId, event.public_id)))
 
     const purchaseOf = (event: EventRow, purchaseId: string) =>
       repo.purchase({ eventId: event.id, publicId: purchaseId }).pipe(
@@ -67,6 +74,7 @@ export class Payments extends Effect.Service<Payments>()("Convene/Payments", {
             promo_code: item.promoCode
           })
         }
+        yield* paidGuestsChanged(caller, event, items.map((item) => item.personId))
         return { purchaseId, invoiceNumber, items }
       }).pipe(sql.withTransaction, onUniqueViolation(() => new InvalidRequest({ message: "Conflicting purchase; retry" })))
     })
@@ -95,6 +103,7 @@ export class Payments extends Effect.Service<Payments>()("Convene/Payments", {
           return yield* InvalidRequest.at("amount", `is more than the ${refundable} cents left to refund`)
         }
         yield* repo.insertRefund({ publicId: refundId, purchaseId: purchase.id, itemId, amount: input.amount, at })
+        yield* paidGuestsChanged(caller, event, yield* repo.holders(purchase.id, itemId))
         return { success: true as const, refundId }
       }).pipe(sql.withTransaction, onUniqueViolation(() => new InvalidRequest({ message: "Conflicting refund; retry" })))
     })
@@ -103,12 +112,16 @@ export class Payments extends Effect.Service<Payments>()("Convene/Payments", {
       const event = yield* events.find(caller, eventId)
       yield* ticketed(event)
       const at = yield* nowIso
-      const purchase = yield* purchaseOf(event, purchaseId).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
-      yield* repo.dispute(purchase.id, at).pipe(Effect.orDie)
+      yield* Effect.gen(function*() {
+        const purchase = yield* purchaseOf(event, purchaseId)
+        yield* repo.dispute(purchase.id, at)
+        // a second dispute of a purchase changes nobody's payment status
+        if (purchase.disputed_at === null) yield* paidGuestsChanged(caller, event, yield* repo.holders(purchase.id, null))
+      }).pipe(sql.withTransaction, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
       return { success: true as const }
     })
 
     return { purchase, refund, dispute } as const
   }),
-  dependencies: [PaymentsRepo.Default, GuestsRepo.Default, Events.Default, Ids.Default]
+  dependencies: [PaymentsRepo.Default, GuestsRepo.Default, Events.Default, Ids.Default, Changes.Default]
 }) {}

@@ -126,6 +126,14 @@ export class PaymentsRepo extends Effect.Service<PaymentsRepo>()("Convene/Paymen
     const dispute = (purchaseId: number, at: string) =>
       sql`UPDATE purchases SET disputed_at = coalesce(disputed_at, ${at}), updated_at = ${at} WHERE id = ${purchaseId}`
 
-    return { ofPersons, purchase, insertPurchase, insertItem, itemsOfPurchase, refundsOfPurchase, insertRefund, dispute } as const
+    /** The personIds of the guests holding a purchase's items (or one item's), each once. */
+    const holders = (purchaseId: number, itemId: number | null) =>
+      Effect.map(
+        sql`SELECT DISTINCT p.public_id FROM purchase_items it JOIN persons p ON p.id = it.person_id
+            WHERE it.purchase_id = ${purchaseId} ${itemId === null ? sql.literal("") : sql`AND it.id = ${itemId}`}`,
+        (rows) => rows.map((row) => String(row["public_id"]))
+      )
+
+    return { ofPersons, purchase, insertPurchase, insertItem, itemsOfPurchase, refundsOfPurchase, insertRefund, dispute, holders } as const
   })
 }) {}

@@ -11,7 +11,7 @@ import { TeamMemberAccess, ViewerAccess, AdminAccess } from "../Auth/Access.js"
 import { Idempotent } from "../Idempotency/Idempotent.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
 import { BooleanParam, Limit, QueryText, Skip } from "../Http/Params.js"
-import { CreateCustomField, CreatePerson, CustomFieldDefinition, Person, PersonDetail, UpdatePerson } from "./Domain.js"
+import { CreateCustomField, CreatePerson, CustomFieldDefinition, MAX_IDS, Person, PersonDetail, UpdatePerson } from "./Domain.js"
 
 const IdPath = Schema.Struct({ id: Schema.String })
 const Success = Schema.Struct({ success: Schema.Literal(true) })
@@ -53,11 +53,25 @@ export const ContactsCsv = HttpApiSchema.Text({ contentType: "text/csv" }).annot
 export class PersonsApi extends HttpApiGroup.make("persons")
   .add(
     HttpApiEndpoint.get("list", "/person")
-      .setUrlParams(Schema.Struct({ limit: optional(Limit), skip: optional(Skip) }))
+      .setUrlParams(Schema.Struct({
+        ids: optional(QueryText.annotations({
+          description: `Comma-separated personIds, 1 to ${MAX_IDS}: just these persons (archived ones included), not a page. ` +
+            "Not with limit or skip."
+        })),
+        limit: optional(Limit),
+        skip: optional(Skip)
+      }))
       .addSuccess(Schema.Struct({ persons: Schema.Array(Person) }))
       .middleware(ViewerAccess)
       .annotate(OpenApi.Identifier, "persons.list")
-      .annotate(OpenApi.Summary, "List active persons, in creation order")
+      .annotate(OpenApi.Summary, "List active persons, in creation order; or the persons with the given ids")
+      .annotate(
+        OpenApi.Description,
+        "Without `ids`: a page of the active persons. With `ids` (what a change feed page names, " +
+          "docs/integrators.md#syncing-with-the-change-feed): the persons with those ids in creation order, archived ones " +
+          "included with `archived: true`; ids that name no person of the organization are left out. `ids` with `limit` " +
+          "or `skip` is a 400."
+      )
   )
   .add(
     HttpApiEndpoint.get("search", "/person/search")

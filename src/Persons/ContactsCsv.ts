@@ -14,6 +14,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import { Changes } from "../Changes/Changes.js"
+import { personChange } from "../Changes/Domain.js"
 import { inSlices, yieldToEventLoop } from "../Csv/Chunks.js"
 import { attachmentName, csvDocument } from "../Csv/CsvExport.js"
 import { readCsv } from "../Csv/CsvImport.js"
@@ -60,6 +62,7 @@ export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/Contacts
     const repo = yield* PersonsRepo
     const customFields = yield* CustomFields
     const ids = yield* Ids
+    const changeFeed = yield* Changes
 
     /**
      * The organization's active (or archived) persons as a CSV document (docs/integrators.md#csv-export-and-import), read in
@@ -111,13 +114,21 @@ export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/Contacts
      * runs set-based statements of `WRITE_BATCH` rows, with a turn of the event loop between them.
      * Fails with `ImportRaced` when the database no longer agrees with the plan: an email taken by
      * a person created meanwhile, or a matched person archived (or given another email) meanwhile.
+     * The created and filled persons are recorded in the change feed, set-based, at its end.
      */
     const writePlan = (organizationId: number, plan: Plan) =>
       Effect.gen(function*() {
         const at = yield* nowIso
+        const createdIds: Array<string> = []
         const creates = yield* inSlices(plan.creates, WRITE_BATCH, (slice) =>
-          Effect.map(Effect.forEach(slice, () => ids.uuid), (publicIds) =>
-            newPersonsBatch(slice.map((create, i) => ({ publicId: publicIds[i]!, email: create.email, values: create.values })))))
+          Effect.map(Effect.forEach(slice, () => ids.uuid), (publicIds) => {
+            createdIds.push(...publicIds)
+            return newPersonsBatch(slice.map((create, i) => ({ publicId: publicIds[i]!, email: create.email, values: create.values })))
+          }))
+        const recorded = [
+          ...createdIds.map((id) => personChange("created", id)),
+          ...plan.fills.map((fill) => personChange("updated", fill.match.public_id))
+        ]
         const fills = yield* inSlices(plan.fills, WRITE_BATCH, (slice) =>
           Effect.sync(() => filledPersonsBatch(slice.map((fill) => ({ id: fill.id, emailKey: fill.match.email_key, values: fill.values })))))
         const targets = [
@@ -149,6 +160,8 @@ export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/Contacts
           yield* inSlices(phones, 1, ([batch]) => repo.addFirstPhones(organizationId, batch!, at))
           yield* yieldToEventLoop
           yield* inSlices(values, 1, ([batch]) => customFields.fillMany(organizationId, batch!, at))
+          yield* yieldToEventLoop
+          yield* changeFeed.record(organizationId, recorded)
         }).pipe(sql.withTransaction, onUniqueViolation(() => new ImportRaced()))
       })
 
@@ -192,5 +205,5 @@ export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/Contacts
 
     return { exportCsv, importCsv } as const
   }),
-  dependencies: [PersonsRepo.Default, CustomFields.Default, Ids.Default]
+  dependencies: [PersonsRepo.Default, CustomFields.Default, Ids.Default, Changes.Default]
 }) {}

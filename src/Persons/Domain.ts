@@ -247,3 +247,6 @@ export const CreateCustomField = Schema.Struct({
   ]
 })
 export type CreateCustomField = typeof CreateCustomField.Type
+
+/** Persons `GET /person?ids=` answers at most (a change feed page's worth, fetched in one request). */
+export const MAX_IDS = 100

@@ -3,6 +3,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { Changes } from "../Changes/Changes.js"
+import { personChange } from "../Changes/Domain.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
@@ -11,7 +13,7 @@ import { GuestsRepo } from "../Guests/GuestsRepo.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { ContactsCsv } from "./ContactsCsv.js"
 import { CustomFields, render, resolveChanges } from "./CustomFields.js"
-import { type CreatePerson, type PersonDetail, type SmsConsentValue, UpdatePerson } from "./Domain.js"
+import { type CreatePerson, MAX_IDS, type PersonDetail, type SmsConsentValue, UpdatePerson } from "./Domain.js"
 import { emailKeyOf, nameKeyOf, type PersonRow, PersonsRepo, profileColumns } from "./PersonsRepo.js"
 import { toPerson } from "./PersonView.js"
 
@@ -46,6 +48,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
     const guests = yield* GuestsRepo
     const ids = yield* Ids
     const contactsCsv = yield* ContactsCsv
+    const changeFeed = yield* Changes
 
     /** Persons with their flat custom fields, loaded in one query for the whole page. */
     const page = (rows: ReadonlyArray<PersonRow>) =>
@@ -65,7 +68,25 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
         Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(id)), onSome: Effect.succeed }))
       )
 
-    const list = Effect.fn("Persons.list")(function*(caller: Caller, params: { limit?: number | undefined; skip?: number | undefined }) {
+    /**
+     * Active persons page by page; or, with `ids` (for a client resyncing what the change feed
+     * named), the persons with those ids, archived ones included, unknown ids ignored.
+     */
+    const list = Effect.fn("Persons.list")(function*(caller: Caller, params: {
+      ids?: string | undefined
+      limit?: number | undefined
+      skip?: number | undefined
+    }) {
+      if (params.ids !== undefined) {
+        if (params.limit !== undefined || params.skip !== undefined) {
+          return yield* InvalidRequest.at(params.limit !== undefined ? "limit" : "skip", "cannot be combined with ids")
+        }
+        const wanted = [...new Set(params.ids.split(",").map((id) => id.trim()).filter((id) => id !== ""))]
+        if (wanted.length === 0) return yield* InvalidRequest.at("ids", "must name at least one person")
+        if (wanted.length > MAX_IDS) return yield* InvalidRequest.at("ids", `must name at most ${MAX_IDS} persons`)
+        const rows = yield* repo.byPublicIds(caller.organizationId, wanted).pipe(Effect.orDie)
+        return { persons: yield* page(rows) }
+      }
       const rows = yield* repo.list({
         organizationId: caller.organizationId,
         limit: params.limit ?? 50,
@@ -156,6 +177,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
         })
         const phone = text(input.phone)
         if (phone !== null) yield* repo.setPreferredPhone(id, phone, createdAt)
+        yield* changeFeed.record(caller.organizationId, [personChange("created", publicId)])
       }).pipe(sql.withTransaction, onUniqueViolation(() => emailTaken(input.email)))
       return { personId: publicId }
     })
@@ -181,7 +203,11 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
       return person
     })
 
-    const update = Effect.fn("Persons.update")(function*(caller: Caller, id: string, input: UpdatePerson) {
+    /**
+     * Writes an update; the change is recorded here, or, for a bulk update (`recorded: false`),
+     * once for all its items at its end.
+     */
+    const write = (caller: Caller, id: string, input: UpdatePerson, recorded: boolean) => Effect.gen(function*() {
       if (input.personId !== id) return yield* InvalidRequest.at("personId", "must equal the id in the path")
       const definitions = yield* customFields.definitions(caller.organizationId)
       const { changes, issues } = resolveChanges(definitions, input)
@@ -212,25 +238,31 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
           yield* repo.setConsent({ organizationId: caller.organizationId, number, consent: input.smsConsent, source: "api", at })
         }
         yield* customFields.apply(person.id, changes, at)
+        if (recorded) yield* changeFeed.record(caller.organizationId, [personChange("updated", person.public_id)])
       }).pipe(sql.withTransaction, onUniqueViolation(() => emailTaken(input.email ?? "")))
       return { success: true } as const
     })
 
+    const update = Effect.fn("Persons.update")((caller: Caller, id: string, input: UpdatePerson) => write(caller, id, input, true))
+
     /**
      * Items succeed or fail one by one (each in its own savepoint), but the batch commits as one
-     * transaction: a crash in the middle leaves none of it, never a part.
+     * transaction: a crash in the middle leaves none of it, never a part. The updated persons are
+     * recorded in the change feed in one statement at its end.
      */
     const bulkUpdate = Effect.fn("Persons.bulkUpdate")(function*(caller: Caller, items: ReadonlyArray<unknown>) {
       const results: Array<BulkResult> = []
+      const updated: Array<string> = []
       yield* Effect.forEach(items, (item) => Effect.gen(function*() {
         const personId = typeof item === "object" && item !== null && "personId" in item && typeof item.personId === "string"
           ? item.personId
           : null
         const outcome = yield* decodeUpdate(item).pipe(
           Effect.mapError(fromParseError),
-          Effect.flatMap((input) => update(caller, input.personId, input)),
+          Effect.flatMap((input) => Effect.as(write(caller, input.personId, input, false), input.personId)),
           Effect.either
         )
+        if (outcome._tag === "Right" && !updated.includes(outcome.right)) updated.push(outcome.right)
         results.push(
           outcome._tag === "Right"
             ? { personId, success: true }
@@ -243,26 +275,37 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
               }
             }
         )
-      }), { discard: true }).pipe(sql.withTransaction, Effect.orDie)
+      }), { discard: true }).pipe(
+        Effect.zipRight(Effect.suspend(() => changeFeed.record(caller.organizationId, updated.map((personId) => personChange("updated", personId))))),
+        sql.withTransaction,
+        Effect.orDie
+      )
       return { results }
     })
 
+    /** Archives an active person; archiving an archived one changes (and records) nothing. */
     const archive = Effect.fn("Persons.archive")(function*(caller: Caller, id: string) {
-      const person = yield* find(caller, id)
-      if (person.archived_at === null) {
-        const at = yield* nowIso
-        yield* repo.setArchived(person.id, at, at).pipe(Effect.orDie)
-      }
+      const at = yield* nowIso
+      yield* Effect.gen(function*() {
+        const person = yield* find(caller, id)
+        if (person.archived_at !== null) return
+        yield* repo.setArchived(person.id, at, at)
+        yield* changeFeed.record(caller.organizationId, [personChange("archived", person.public_id)])
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       return { success: true } as const
     })
 
+    /** Restores an archived person (409 when an active person has its email meanwhile). */
     const unarchive = Effect.fn("Persons.unarchive")(function*(caller: Caller, id: string) {
-      const person = yield* find(caller, id)
-      if (person.archived_at !== null) {
-        yield* repo.setArchived(person.id, null, yield* nowIso).pipe(
-          onUniqueViolation(() => emailTaken(person.email))
-        )
-      }
+      const at = yield* nowIso
+      let email = ""
+      yield* Effect.gen(function*() {
+        const person = yield* find(caller, id)
+        if (person.archived_at === null) return
+        email = person.email
+        yield* repo.setArchived(person.id, null, at)
+        yield* changeFeed.record(caller.organizationId, [personChange("unarchived", person.public_id)])
+      }).pipe(sql.withTransaction, onUniqueViolation(() => emailTaken(email)))
       return { success: true } as const
     })
 
@@ -283,5 +326,5 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
       importCsv: contactsCsv.importCsv
     } as const
   }),
-  dependencies: [PersonsRepo.Default, GuestsRepo.Default, CustomFields.Default, ContactsCsv.Default, Ids.Default]
+  dependencies: [PersonsRepo.Default, GuestsRepo.Default, CustomFields.Default, ContactsCsv.Default, Ids.Default, Changes.Default]
 }) {}

@@ -41,6 +41,7 @@ export interface ExportRow extends PersonRow {
  */
 export interface MatchRow {
   readonly id: number
+  readonly public_id: string
   readonly email_key: string
   readonly blanks: number
   readonly has_phone: 0 | 1
@@ -189,6 +190,11 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     const byPublicId = ({ organizationId, publicId }: { organizationId: number; publicId: string }) =>
       one(sql`${select} WHERE p.public_id = ${publicId} AND p.organization_id = ${organizationId}`)
 
+    /** The organization's persons with these public ids (archived ones included), in creation order. */
+    const byPublicIds = (organizationId: number, publicIds: ReadonlyArray<string>) =>
+      many(sql`${select} WHERE p.public_id IN (SELECT value FROM json_each(${JSON.stringify(publicIds)}))
+               AND p.organization_id = ${organizationId} ORDER BY p.id`)
+
     interface SearchRequest {
       readonly organizationId: number
       readonly includeArchived: boolean
@@ -326,7 +332,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     const activeByEmailKeys = (organizationId: number, emailKeys: ReadonlyArray<string>) =>
       emailKeys.length === 0
         ? Effect.succeed<ReadonlyArray<MatchRow>>([])
-        : direct.rows<MatchRow>(sql`SELECT p.id, p.email_key,
+        : direct.rows<MatchRow>(sql`SELECT p.id, p.public_id, p.email_key,
               ${sql.literal(importedColumns.map((column, i) => `((p.${column} IS NULL) << ${i})`).join(" | "))} AS blanks,
               EXISTS (SELECT 1 FROM phones f WHERE f.person_id = p.id) AS has_phone
             FROM persons p
@@ -389,6 +395,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       fillBlanksMany,
       addFirstPhones,
       byPublicId,
+      byPublicIds,
       searchByName,
       countByName,
       searchByEmail,

@@ -9,6 +9,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { Changes } from "../Changes/Changes.js"
+import { guestChange } from "../Changes/Domain.js"
 import { nowIso } from "../Domain/Time.js"
 import { EventsRepo, type EventRow } from "../Events/EventsRepo.js"
 import type { Guest, QuestionResponse, RsvpStatus } from "../Guests/Domain.js"
@@ -55,6 +57,7 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
     const origin = yield* PublicOrigin
     const outbox = yield* Outbox
     const tickets = yield* Tickets
+    const changeFeed = yield* Changes
 
     const load = (slug: string, token: string) =>
       Effect.gen(function*() {
@@ -121,11 +124,20 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
             statusChanges: statusChange(row.gid, row, { rsvp_status: rsvpStatus, attendance_status: row.attendance_status })
           }
           yield* outbox.eventPersonsChanged(event.organization_id, change)
+          yield* changeFeed.record(event.organization_id, [guestChange("updated", guest.personId, event.public_id)])
           return Option.some({ rsvpStatus, waitlisted })
         }).pipe(sql.withTransaction)
       }).pipe(Effect.orDie)
 
     return { view, answer } as const
   }),
-  dependencies: [GuestsRepo.Default, EventsRepo.Default, PersonsRepo.Default, PublicOrigin.Default, Outbox.Default, Tickets.Default]
+  dependencies: [
+    GuestsRepo.Default,
+    EventsRepo.Default,
+    PersonsRepo.Default,
+    PublicOrigin.Default,
+    Outbox.Default,
+    Tickets.Default,
+    Changes.Default
+  ]
 }) {}

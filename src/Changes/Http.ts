@@ -1,0 +1,15 @@
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as Effect from "effect/Effect"
+import { Api } from "../Api.js"
+import { CurrentCaller } from "../Domain/Caller.js"
+import { jsonAs } from "../Http/Json.js"
+import { Changes } from "./Changes.js"
+import { ChangesPage } from "./Domain.js"
+
+export const ChangesHttp = HttpApiBuilder.group(Api, "changes", (handlers) =>
+  Effect.gen(function*() {
+    const changes = yield* Changes
+    // pages of a thousand changes are sent without a pass of the schema encoder (Http/Json.ts)
+    return handlers.handle("list", ({ urlParams }) =>
+      Effect.flatMap(CurrentCaller, (caller) => Effect.map(changes.feed(caller, urlParams), (page) => jsonAs(ChangesPage, page))))
+  }))
