@@ -39,6 +39,11 @@ export interface AppConfigShape {
     readonly perSecond: number
     readonly bulkBurst: number
     readonly bulkPerMinute: number
+    /**
+     * `REDIS_URL` (`redis://` or `rediss://`): buckets shared by every instance through Redis
+     * (RateLimit/RedisBuckets.ts); none keeps them in this process.
+     */
+    readonly redisUrl: Option.Option<Redacted.Redacted>
   }
   readonly webhooks: {
     readonly payloadVariant: PayloadVariant
@@ -140,6 +145,24 @@ const bootstrap = Config.all({
   }))
 }))
 
+/** `REDIS_URL`: a `redis://` or `rediss://` URL with a host, or unset. */
+const redisUrl = Env.optionalSecret("REDIS_URL").pipe(
+  Config.mapOrFail((url): Either.Either<Option.Option<Redacted.Redacted>, ConfigError.ConfigError> => {
+    if (Option.isNone(url)) return Either.right(url)
+    const text = Redacted.value(url.value).trim()
+    if (text === "") return Either.right(Option.none())
+    let parsed: URL | undefined
+    try {
+      parsed = new URL(text)
+    } catch {
+      parsed = undefined
+    }
+    return parsed !== undefined && (parsed.protocol === "redis:" || parsed.protocol === "rediss:") && parsed.hostname !== ""
+      ? Either.right(Option.some(Redacted.make(text)))
+      : Either.left(ConfigError.InvalidData(["REDIS_URL"], "REDIS_URL must be a redis:// or rediss:// URL such as redis://localhost:6379"))
+  })
+)
+
 const email = Config.all({
   smtpUrl: Env.optionalSecret("SMTP_URL"),
   from: Env.optionalString("MAIL_FROM")
@@ -167,7 +190,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     burst: Env.integer("RATE_LIMIT_BURST", 20, 1, 1_000_000),
     perSecond: Env.positiveNumber("RATE_LIMIT_PER_SECOND", 1.5),
     bulkBurst: Env.integer("BULK_RATE_LIMIT_BURST", 5, 1, 1_000_000),
-    bulkPerMinute: Env.positiveNumber("BULK_RATE_LIMIT_PER_MINUTE", 20)
+    bulkPerMinute: Env.positiveNumber("BULK_RATE_LIMIT_PER_MINUTE", 20),
+    redisUrl
   }),
   webhooks: Config.all({
     payloadVariant: Env.literal<PayloadVariant>("WEBHOOK_PAYLOAD_VARIANT", "records", ["records", "envelopes"]),

@@ -3,6 +3,11 @@
  * immutable map of buckets, time from `Clock`. A bucket is stored as the tokens it held at its
  * last use; refill is computed on access. Buckets that would be full again carry no information,
  * so a scoped sweeper evicts them and memory stays bounded by the callers seen recently.
+ *
+ * With `REDIS_URL`, the buckets of every instance are shared in Redis (RedisBuckets.ts), drawn by
+ * one atomic script per request on Redis's clock; the buckets here are the fallback while Redis
+ * cannot be reached, so a request is never refused or failed because of Redis. Both apply the
+ * same rule (`decide`) to the levels they read.
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -12,6 +17,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../Config/AppConfig.js"
+import { RedisBuckets } from "./RedisBuckets.js"
 
 export interface Policy {
   readonly name: string
@@ -56,10 +62,29 @@ const secondsUntil = (missing: number, policy: Policy): number =>
 
 const keyOf = (policy: Policy, caller: string) => `${policy.name}\u0000${caller}`
 
+/**
+ * What a request gets from buckets whose levels (tokens before this request, refilled to now) are
+ * `levels`: allowed when each holds a whole token, and then each gives one.
+ */
+export const decide = (drawFrom: ReadonlyArray<Policy>, levels: ReadonlyArray<number>): Decision => {
+  const allowed = levels.every((tokens) => tokens >= 1)
+  const after = allowed ? levels.map((tokens) => tokens - 1) : levels
+  const states = drawFrom.map((policy, i): PolicyState => ({
+    policy,
+    remaining: Math.max(0, Math.floor(after[i]!)),
+    fullInSeconds: secondsUntil(policy.capacity - after[i]!, policy)
+  }))
+  const retryAfter = allowed ? 0 : Math.max(1, ...drawFrom.map((policy, i) => secondsUntil(1 - levels[i]!, policy)))
+  let tightest = states[0]!
+  for (const state of states) if (state.remaining <= tightest.remaining) tightest = state
+  return { allowed, retryAfter, states, tightest }
+}
+
 export class RateLimiter extends Effect.Service<RateLimiter>()("Convene/RateLimiter", {
   scoped: Effect.gen(function*() {
     const { rateLimit } = yield* AppConfig
     const buckets = yield* Ref.make(HashMap.empty<string, Bucket>())
+    const shared = yield* RedisBuckets
     const general: Policy = {
       name: "general",
       capacity: rateLimit.burst,
@@ -72,32 +97,28 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Convene/RateLimi
     }
 
     /**
-     * Draws one token from each policy's bucket for `caller`, all or nothing: a request refused
-     * by any bucket consumes from none.
+     * Draws one token from each policy's bucket for `caller` in this process, all or nothing: a
+     * request refused by any bucket consumes from none.
      */
-    const take = (caller: string, drawFrom: ReadonlyArray<Policy>): Effect.Effect<Decision> =>
+    const takeHere = (caller: string, drawFrom: ReadonlyArray<Policy>): Effect.Effect<Decision> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Ref.modify(buckets, (map) => {
           const levels = drawFrom.map((policy) =>
             refilled(policy, Option.getOrUndefined(HashMap.get(map, keyOf(policy, caller))), now)
           )
-          const allowed = levels.every((tokens) => tokens >= 1)
-          const after = allowed ? levels.map((tokens) => tokens - 1) : levels
-          const states = drawFrom.map((policy, i): PolicyState => ({
-            policy,
-            remaining: Math.max(0, Math.floor(after[i]!)),
-            fullInSeconds: secondsUntil(policy.capacity - after[i]!, policy)
-          }))
-          const retryAfter = allowed
-            ? 0
-            : Math.max(1, ...drawFrom.map((policy, i) => secondsUntil(1 - levels[i]!, policy)))
-          let tightest = states[0]!
-          for (const state of states) if (state.remaining <= tightest.remaining) tightest = state
-          const next = allowed
-            ? drawFrom.reduce((m, policy, i) => HashMap.set(m, keyOf(policy, caller), { policy, tokens: after[i]!, at: now }), map)
+          const decision = decide(drawFrom, levels)
+          const next = decision.allowed
+            ? drawFrom.reduce((m, policy, i) => HashMap.set(m, keyOf(policy, caller), { policy, tokens: levels[i]! - 1, at: now }), map)
             : map
-          return [{ allowed, retryAfter, states, tightest }, next] as const
+          return [decision, next] as const
         }))
+
+    /** Draws from the shared buckets in Redis when there are some and Redis answers; else from this process's. */
+    const take = (caller: string, drawFrom: ReadonlyArray<Policy>): Effect.Effect<Decision> =>
+      shared.enabled
+        ? Effect.flatMap(shared.draw(caller, drawFrom), (levels) =>
+          Option.isSome(levels) ? Effect.succeed(decide(drawFrom, levels.value)) : takeHere(caller, drawFrom))
+        : takeHere(caller, drawFrom)
 
     /** Removes the buckets that have refilled completely: they hold nothing a fresh one would not. */
     const evictFull: Effect.Effect<number> = Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -115,8 +136,10 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Convene/RateLimi
       general,
       bulk,
       take,
+      takeHere,
       evictFull,
       size: Effect.map(Ref.get(buckets), HashMap.size)
     } as const
-  })
+  }),
+  dependencies: [RedisBuckets.Default]
 }) {}
