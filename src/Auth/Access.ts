@@ -7,6 +7,7 @@
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
+import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
 import { CurrentCaller, CurrentSession } from "../Domain/Caller.js"
 import { Forbidden, InvalidRequest, RateLimited, Unauthorized } from "../Http/Errors.js"
@@ -59,3 +60,10 @@ export class SessionAccess extends HttpApiMiddleware.Tag<SessionAccess>()("Conve
 export class PublicAccess extends HttpApiMiddleware.Tag<PublicAccess>()("Convene/PublicAccess", {
   failure: RateLimited.Wire
 }) {}
+
+/**
+ * Marks an endpoint as a bulk write: besides the caller's general bucket, each request draws from
+ * the bulk bucket (`BULK_RATE_LIMIT_*`), both or neither. Set with
+ * `.annotate(BulkRateLimited, true)`; the gate finds the marked routes in the API declaration.
+ */
+export class BulkRateLimited extends Context.Tag("Convene/BulkRateLimited")<BulkRateLimited, boolean>() {}

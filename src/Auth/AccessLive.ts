@@ -3,6 +3,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -13,8 +14,10 @@ import { Forbidden, InvalidRequest, RateLimited, Unauthorized } from "../Http/Er
 import { currentClient, RequestMeta } from "../Http/RequestMeta.js"
 import { rateLimitHeaders } from "../RateLimit/Headers.js"
 import { RateLimiter } from "../RateLimit/RateLimiter.js"
+import { Api } from "../Api.js"
 import {
   AdminAccess,
+  BulkRateLimited,
   PublicAccess,
   SessionAccess,
   SuperAdminAccess,
@@ -23,10 +26,14 @@ import {
 } from "./Access.js"
 import { Auth, type Credential, credentialKey } from "./Auth.js"
 
-const pathOf = (url: string) => {
-  const query = url.indexOf("?")
-  return query === -1 ? url : url.slice(0, query)
-}
+/** The routes (`METHOD /declared/path`) of the endpoints annotated `BulkRateLimited`. */
+const bulkRoutes = new Set(
+  Object.values(Api.groups).flatMap((group) =>
+    Object.values(group.endpoints)
+      .filter((endpoint) => Context.getOption(endpoint.annotations, BulkRateLimited).pipe(Option.getOrElse(() => false)))
+      .map((endpoint) => `${endpoint.method} ${endpoint.path}`)
+  )
+)
 
 const noCredentials = new Unauthorized({
   message: "Authentication required: send x-api-key, or Authorization: Bearer with organizationSlug"
@@ -40,9 +47,11 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
     const config = yield* AppConfig
 
     /** Draws from the caller's buckets; every limited response carries the headers. */
-    const limit = (request: HttpServerRequest.HttpServerRequest, callerKey: string) =>
+    const limit = (callerKey: string) =>
       Effect.gen(function*() {
-        const bulk = request.method === "PUT" && pathOf(request.url) === "/persons"
+        const route = yield* Effect.serviceOption(HttpRouter.RouteContext)
+        const routeKey = Option.map(route, (r) => `${r.route.method} ${r.route.path}`)
+        const bulk = Option.isSome(routeKey) && bulkRoutes.has(routeKey.value)
         const decision = yield* limiter.take(callerKey, bulk ? [limiter.general, limiter.bulk] : [limiter.general])
         const headers = rateLimitHeaders(decision)
         yield* HttpApp.appendPreResponseHandler((_, response) =>
@@ -51,8 +60,7 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
         const meta = yield* Effect.serviceOption(RequestMeta)
         if (Option.isSome(meta)) {
           meta.value.callerId = callerKey
-          const route = yield* Effect.serviceOption(HttpRouter.RouteContext)
-          if (Option.isSome(route)) meta.value.route = `${route.value.route.method} ${route.value.route.path}`
+          if (Option.isSome(routeKey)) meta.value.route = routeKey.value
         }
         if (!decision.allowed) return yield* RateLimited.after(decision.retryAfter)
       })
@@ -61,7 +69,7 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
       const request = yield* HttpServerRequest.HttpServerRequest
       const credential = yield* auth.identify(request.headers)
       const callerKey = credentialKey(credential) ?? `ip:${(yield* currentClient(config, request)).ip}`
-      yield* limit(request, callerKey)
+      yield* limit(callerKey)
       return { request, credential, callerKey }
     })
 
@@ -139,7 +147,7 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
     /** Requests without credentials are limited per client IP. */
     const anonymous: Effect.Effect<void, RateLimited, HttpServerRequest.HttpServerRequest> = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      yield* limit(request, `ip:${(yield* currentClient(config, request)).ip}`)
+      yield* limit(`ip:${(yield* currentClient(config, request)).ip}`)
     })
 
     return { caller, session, anonymous } as const

@@ -7,7 +7,7 @@ import * as Schema from "effect/Schema"
 import { CsvBody, CsvTooLarge, MAX_CSV_BYTES, MAX_CSV_ROWS } from "../Csv/CsvBody.js"
 import { importSchemas } from "../Csv/ImportReport.js"
 import { optional } from "../Domain/Fields.js"
-import { TeamMemberAccess, ViewerAccess, AdminAccess } from "../Auth/Access.js"
+import { AdminAccess, BulkRateLimited, TeamMemberAccess, ViewerAccess } from "../Auth/Access.js"
 import { Idempotent } from "../Idempotency/Idempotent.js"
 import { Conflict, NotFound, PayloadTooLarge } from "../Http/Errors.js"
 import { BooleanParam, Limit, QueryText, Skip } from "../Http/Params.js"
@@ -182,6 +182,7 @@ export class PersonsApi extends HttpApiGroup.make("persons")
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(TeamMemberAccess)
+      .annotate(BulkRateLimited, true)
       .annotate(OpenApi.Identifier, "persons.bulkUpdate")
       .annotate(OpenApi.Summary, "Update up to 100 persons; also limited by the bulk rate limit")
   )
