@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
 import { OutboxRepo } from "../Outbox/OutboxRepo.js"
+import { maxAttemptsOf } from "../Outbox/Retry.js"
 import { OutboxWakeups } from "../Outbox/Wakeups.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { EmailsRepo } from "./EmailsRepo.js"
@@ -21,7 +22,7 @@ export class EmailOutbox extends Effect.Service<EmailOutbox>()("Convene/EmailOut
     const ids = yield* Ids
     const origin = yield* PublicOrigin
     const { webhooks } = yield* AppConfig
-    const maxAttempts = 1 + webhooks.retrySchedule.length
+    const maxAttempts = maxAttemptsOf(webhooks.retrySchedule)
     const host = new URL(origin.baseUrl).hostname
 
     /**

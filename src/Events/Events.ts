@@ -13,6 +13,7 @@ import { onUniqueViolation } from "../SqlErrors.js"
 import { CALENDAR_FIELDS } from "../Calendar/Ics.js"
 import { Outbox } from "../Webhooks/Outbox.js"
 import type { CreateEvent, UpdateEvent } from "./Domain.js"
+import { eventUpdatedBody } from "./EventPayload.js"
 import { columnsOf, defaults, type EventInput, slugify, toEvent } from "./EventMapping.js"
 import { type EventColumns, type EventRow, EventsRepo } from "./EventsRepo.js"
 
@@ -172,9 +173,12 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
           }
         }
         const after = yield* find(caller, id)
-        yield* outbox.eventUpdated(caller.organizationId, after, changed, at)
-        if (changed.length > 0) yield* changeFeed.record(caller.organizationId, [eventChange("updated", row.public_id)])
-        return { event: yield* renderOne(caller, after), row: after, updatedFields: changed, at }
+        const event = yield* renderOne(caller, after)
+        if (changed.length > 0) {
+          yield* outbox.enqueue(caller.organizationId, "Event", [eventUpdatedBody(event, changed, at)])
+          yield* changeFeed.record(caller.organizationId, [eventChange("updated", row.public_id)])
+        }
+        return { event, row: after, updatedFields: changed, at }
       }).pipe(
         sql.withTransaction,
         onUniqueViolation(() => new Conflict({ message: `The slug ${input.primarySlug} is taken` }))

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { DirectSql } from "../Db/Sqlite.js"
-import { likeContains } from "../Persons/PersonsRepo.js"
+import { likeContains } from "../Persons/Keys.js"
 
 const text = Schema.NullOr(Schema.String)
 

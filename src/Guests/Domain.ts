@@ -2,6 +2,7 @@
 import * as Schema from "effect/Schema"
 import { Email, ExactNumber, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 import { KeyedRecord } from "../Domain/Keyed.js"
+import { Payment, PaymentStatus } from "../Payments/Domain.js"
 
 export const RsvpStatus = Schema.Literal("Invited", "Accepted", "Declined", "Maybe", "Waitlisted")
 export type RsvpStatus = typeof RsvpStatus.Type
@@ -30,31 +31,6 @@ export type QuestionResponse = typeof QuestionResponse.Type
 
 export const ColumnValue = Schema.Union(Schema.String, ExactNumber, Schema.Boolean)
 export type ColumnValue = typeof ColumnValue.Type
-
-export const PaymentItem = Schema.Struct({
-  itemId: Schema.String,
-  type: Schema.String,
-  subtotal: Schema.Int,
-  tax: Schema.Int,
-  serviceFee: Schema.Int,
-  total: Schema.Int,
-  promoCode: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "PaymentItem" })
-
-export const Payment = Schema.Struct({
-  purchaseId: Schema.String,
-  invoiceNumber: Schema.String,
-  updatedAt: Schema.String,
-  total: Schema.Int,
-  refundedAmount: Schema.Int,
-  refundCount: Schema.Int,
-  disputedAt: Schema.NullOr(Schema.String),
-  items: Schema.Array(PaymentItem)
-}).annotations({ identifier: "Payment" })
-export type Payment = typeof Payment.Type
-
-export const PaymentStatus = Schema.Literal("none", "paid", "refunded", "chargeback")
-export type PaymentStatus = typeof PaymentStatus.Type
 
 export const Guest = Schema.Struct({
   personId: Schema.String,

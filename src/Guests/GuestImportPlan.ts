@@ -17,8 +17,7 @@
  */
 import { RowErrors } from "../Csv/ImportReport.js"
 import { emptyKeyed, parseKeyed } from "../Domain/Keyed.js"
-import type { MatchRow } from "../Persons/PersonsRepo.js"
-import { importedColumns } from "../Persons/PersonsRepo.js"
+import { importedColumns, type MatchRow } from "../Persons/PersonBatches.js"
 import type { ColumnValue } from "./Domain.js"
 import { cellOfValue, type GuestInput } from "./GuestsCsvColumns.js"
 import type { GuestValues, ImportLinkRow } from "./GuestsRepo.js"

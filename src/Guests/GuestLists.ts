@@ -1,7 +1,9 @@
 /**
  * Guest lists (docs/integrators.md#guest-lists): reading, search,
  * and atomic batches that add, update and remove guests. Every batch runs in one transaction:
- * an invalid item anywhere leaves nothing applied.
+ * an invalid item anywhere leaves nothing applied. The only writer of guests: the persons a batch
+ * names are found, created and filled by Persons (`PersonWrites`), and the RSVP page records a
+ * guest's own answer here (`recordAnswer`).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
@@ -18,12 +20,12 @@ import type { EventRow } from "../Events/EventsRepo.js"
 import { Forbidden, InvalidRequest, NotFound } from "../Http/Errors.js"
 import { guestPayments } from "../Payments/GuestPayments.js"
 import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
-import { PersonsRepo } from "../Persons/PersonsRepo.js"
+import { PersonWrites } from "../Persons/PersonWrites.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { onUniqueViolation } from "../SqlErrors.js"
-import { Outbox } from "../Webhooks/Outbox.js"
 import { columnChanges, type GuestListChange, statusChange } from "./Changes.js"
-import type { GuestUpdate, NewGuest, RsvpStatus } from "./Domain.js"
+import type { GuestUpdate, NewGuest, QuestionResponse, RsvpStatus } from "./Domain.js"
+import { GuestNotifications } from "./GuestNotifications.js"
 import { GuestsCsv } from "./GuestsCsv.js"
 import { type GuestPageQuery, type GuestRow, GuestsRepo } from "./GuestsRepo.js"
 import { renderGuests, seesPayments } from "./GuestView.js"
@@ -34,6 +36,14 @@ import { searchFilter, type SearchParams } from "./Search.js"
  * batch's rows, guest objects and JSON (about 1 MB) stay far below the heap whatever the list's size.
  */
 const LIST_BATCH = 1_000
+
+/** What a guest answers on the RSVP page, as `recordAnswer` stores it. */
+export interface RsvpAnswer {
+  readonly rsvpStatus: RsvpStatus
+  readonly responses: ReadonlyArray<QuestionResponse>
+  readonly dietaryRestrictions: ReadonlyArray<string>
+  readonly note: string
+}
 
 /** Guests `GET /event/:id/guestlist?personIds=` answers at most (a change feed page's worth). */
 export const MAX_PERSON_IDS = 100
@@ -53,11 +63,11 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
     const repo = yield* GuestsRepo
-    const persons = yield* PersonsRepo
+    const personWrites = yield* PersonWrites
     const payments = yield* PaymentsRepo
     const events = yield* Events
     const origin = yield* PublicOrigin
-    const outbox = yield* Outbox
+    const notifications = yield* GuestNotifications
     const ids = yield* Ids
     const csv = yield* GuestsCsv
     const changeFeed = yield* Changes
@@ -148,38 +158,22 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           let personId: number
           let publicId: string
           if (item.personId !== undefined) {
-            const found = yield* repo.personByPublicId(caller.organizationId, item.personId)
+            const found = yield* personWrites.idOf(caller.organizationId, item.personId)
             if (found === undefined) return yield* InvalidRequest.at(`guests.${i}.personId`, "is not a known person")
             personId = found
             publicId = item.personId
           } else {
-            const existing = yield* persons.activeByEmail({ organizationId: caller.organizationId, email: item.email! })
-            if (Option.isSome(existing)) {
-              personId = existing.value.id
-              publicId = existing.value.public_id
-            } else {
-              publicId = newIds[i]!
-              created.add(publicId)
-              personId = yield* persons.insert({
-                publicId: newIds[i]!,
-                organizationId: caller.organizationId,
-                firstName: item.firstName!,
-                lastName: item.lastName!,
-                email: item.email!,
-                company,
-                position,
-                birthday: null,
-                address: null,
-                apartment: null,
-                city: null,
-                state: null,
-                country: null,
-                postalCode: null,
-                contextNote: null,
-                profilePicture: null,
-                createdAt: at
-              })
-            }
+            const person = yield* personWrites.activeByEmailOrCreate(caller.organizationId, {
+              publicId: newIds[i]!,
+              firstName: item.firstName!,
+              lastName: item.lastName!,
+              email: item.email!,
+              company,
+              position
+            }, at)
+            personId = person.id
+            publicId = person.publicId
+            if (person.created) created.add(publicId)
           }
           const link = yield* repo.link({ eventId: event.id, personId })
           if (Option.isSome(link) && link.value.removed_at === null) {
@@ -188,11 +182,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
             continue
           }
           // phoneNumber, company and position fill blanks only; existing values are never overwritten
-          if (yield* repo.fillBlanks(personId, company, position, at)) filled.add(publicId)
-          if (phone !== null && !(yield* persons.hasPhone(personId))) {
-            yield* persons.setPreferredPhone(personId, phone, at)
-            filled.add(publicId)
-          }
+          if (yield* personWrites.fillBlanks(personId, { company, position, phone }, at)) filled.add(publicId)
           let guestId: number
           if (Option.isNone(link)) {
             guestId = yield* repo.insertLink(event.id, personId, at)
@@ -216,7 +206,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           removed: 0,
           statusChanges: []
         }
-        yield* outbox.guestListChanged(caller.organizationId, change)
+        yield* notifications.guestListChanged(caller.organizationId, change)
         yield* changeFeed.record(caller.organizationId, [
           ...[...created].map((id) => personChange("created", id)),
           ...[...filled].filter((id) => !created.has(id)).map((id) => personChange("updated", id)),
@@ -277,7 +267,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           removed: 0,
           statusChanges
         }
-        yield* outbox.guestListChanged(caller.organizationId, change)
+        yield* notifications.guestListChanged(caller.organizationId, change)
         const personIdOf = new Map([...links].map(([personId, link]) => [link.id, personId]))
         yield* changeFeed.record(
           caller.organizationId,
@@ -295,7 +285,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         const guestIds: Array<number> = []
         const removed: Array<ChangeEntry> = []
         for (const [i, item] of items.entries()) {
-          const personId = yield* repo.personByPublicId(caller.organizationId, item.personId)
+          const personId = yield* personWrites.idOf(caller.organizationId, item.personId)
           if (personId === undefined) return yield* InvalidRequest.at(`guests.${i}.personId`, "is not a known person")
           const link = yield* repo.link({ eventId: event.id, personId })
           if (Option.isSome(link) && link.value.removed_at === null && !guestIds.includes(link.value.id)) {
@@ -315,7 +305,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           removed: guestIds.length,
           statusChanges: []
         }
-        yield* outbox.guestListChanged(caller.organizationId, change)
+        yield* notifications.guestListChanged(caller.organizationId, change)
         yield* changeFeed.record(caller.organizationId, removed)
         return change
       }).pipe(oneBatch)
@@ -389,6 +379,22 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         return tokens
       })
 
+    /**
+     * A guest's own answer on the RSVP page: its RSVP status, answers to the event's questions,
+     * dietary restrictions and note, with a history entry by the guest (`eventPerson`, its personId).
+     * Runs in the caller's transaction, which notifies and records the change.
+     */
+    const recordAnswer = (guestId: number, personId: string, answer: RsvpAnswer, at: string) =>
+      Effect.zipRight(
+        repo.update(guestId, {
+          rsvp_status: answer.rsvpStatus,
+          rsvp_question_responses: JSON.stringify(answer.responses),
+          dietary_restrictions: answer.dietaryRestrictions.length === 0 ? null : JSON.stringify(answer.dietaryRestrictions),
+          rsvp_note: answer.note.trim() === "" ? null : answer.note.trim()
+        }, at),
+        repo.addHistory({ guestId, status: answer.rsvpStatus, actorType: "eventPerson", actorId: personId, actionType: "updated", at })
+      )
+
     return {
       list,
       search,
@@ -400,6 +406,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       page,
       guest,
       ensureInviteTokens,
+      recordAnswer,
       /** The list as CSV, streamed (GuestsCsv.ts). */
       exportCsv: csv.exportCsv,
       /** A CSV import into the list (GuestsCsv.ts). */
@@ -408,11 +415,11 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
   }),
   dependencies: [
     GuestsRepo.Default,
-    PersonsRepo.Default,
+    PersonWrites.Default,
     PaymentsRepo.Default,
     Events.Default,
     PublicOrigin.Default,
-    Outbox.Default,
+    GuestNotifications.Default,
     Ids.Default,
     GuestsCsv.Default,
     Changes.Default

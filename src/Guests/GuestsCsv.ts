@@ -38,20 +38,13 @@ import type { EventRow } from "../Events/EventsRepo.js"
 import { Conflict } from "../Http/Errors.js"
 import { guestPayments, noPurchase } from "../Payments/GuestPayments.js"
 import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
-import {
-  filledPersonsBatch,
-  firstPhonesBatch,
-  importedColumns,
-  type MatchRow,
-  newPersonsBatch,
-  PersonsRepo
-} from "../Persons/PersonsRepo.js"
+import { filledPersonsBatch, firstPhonesBatch, importedColumns, type MatchRow, newPersonsBatch } from "../Persons/PersonBatches.js"
+import { PersonWrites } from "../Persons/PersonWrites.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { jsonArray, Outbox } from "../Webhooks/Outbox.js"
-import { eventPersonBody, type GuestSnapshot, guestListBody } from "../Webhooks/Payloads.js"
-import { WebhooksRepo } from "../Webhooks/WebhooksRepo.js"
 import { guestPlanner, type GuestPlan, type PlannedGuest } from "./GuestImportPlan.js"
+import { eventPersonBody, type GuestSnapshot, guestListBody, snapshotOf } from "./GuestPayloads.js"
 import { eventColumnsOf, exportColumns, type ExportRecord, type GuestInput, type GuestKey, importSpec, validateRow } from "./GuestsCsvColumns.js"
 import {
   GuestsRepo,
@@ -62,7 +55,7 @@ import {
   type NewHistory,
   newLinksBatch
 } from "./GuestsRepo.js"
-import { historyOf, renderGuests, seesPayments } from "./GuestView.js"
+import { renderGuests, seesPayments } from "./GuestView.js"
 
 /** Guests per batch of an export, as for the JSON list. */
 const EXPORT_BATCH = 1_000
@@ -154,12 +147,11 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
     const repo = yield* GuestsRepo
-    const persons = yield* PersonsRepo
+    const personWrites = yield* PersonWrites
     const payments = yield* PaymentsRepo
     const events = yield* Events
     const origin = yield* PublicOrigin
     const outbox = yield* Outbox
-    const webhooks = yield* WebhooksRepo
     const ids = yield* Ids
     const config = yield* AppConfig
     const changeFeed = yield* Changes
@@ -195,7 +187,7 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
         const keys = [...new Set(inputs.map((input) => input.emailKey))]
         const matches = new Map<string, MatchRow>()
         yield* inSlices(keys, MATCH_BATCH, (slice) =>
-          Effect.map(persons.activeByEmailKeys(organizationId, slice), (rows) => {
+          Effect.map(personWrites.activeByEmailKeys(organizationId, slice), (rows) => {
             for (const row of rows) matches.set(row.email_key, row)
           }))
         const links = new Map<number, ImportLinkRow>()
@@ -210,7 +202,7 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
     const snapshotsOf = (caller: Caller, event: EventRow, guestIds: ReadonlyArray<number>) =>
       Effect.map(repo.byIds(guestIds), (rows) => {
         const guests = renderGuests(rows, { event, role: caller.role, rsvpLink: origin.rsvpLink, payments: undefined })
-        return new Map(rows.map((row, i): [number, GuestSnapshot] => [row.gid, { row, guest: guests[i]!, history: historyOf(row) }]))
+        return new Map(rows.map((row, i): [number, GuestSnapshot] => [row.gid, snapshotOf(row, guests[i]!)]))
       })
 
     /**
@@ -222,8 +214,8 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
         const affected = plan.guests.filter((g) => g.changed)
         if (affected.length === 0) return
         const variant = config.webhooks.payloadVariant
-        const listeners = (yield* webhooks.subscribers(caller.organizationId, "GuestList")).length > 0
-        const watchers = (yield* webhooks.subscribers(caller.organizationId, "EventPerson")).length > 0
+        const listeners = yield* outbox.subscribed(caller.organizationId, "GuestList")
+        const watchers = yield* outbox.subscribed(caller.organizationId, "EventPerson")
         const counts = {
           added: affected.filter((g) => g.mode !== "listed").length,
           removed: 0,
@@ -341,9 +333,9 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
         const organizationId = caller.organizationId
         const statements = yield* prepare(plan, event.public_id)
         yield* Effect.gen(function*() {
-          yield* runBatches(statements.creates, (batch) => persons.insertMany(organizationId, batch, at), false)
-          yield* runBatches(statements.fills, (batch) => persons.fillBlanksMany(batch, at), true)
-          yield* runBatches(statements.phones, (batch) => persons.addFirstPhones(organizationId, batch, at), false)
+          yield* runBatches(statements.creates, (batch) => personWrites.insertMany(organizationId, batch, at), false)
+          yield* runBatches(statements.fills, (batch) => personWrites.fillBlanksMany(batch, at), true)
+          yield* runBatches(statements.phones, (batch) => personWrites.addFirstPhones(organizationId, batch, at), false)
           yield* runBatches(statements.links, (batch) => repo.insertLinksMany(event.id, organizationId, batch, at), true)
           yield* runBatches(statements.updates, (batch) => repo.updateLinksMany(batch, at), true)
           yield* runBatches(statements.checks, (batch) => repo.unchangedLinks(batch), true)
@@ -426,12 +418,11 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
   }),
   dependencies: [
     GuestsRepo.Default,
-    PersonsRepo.Default,
+    PersonWrites.Default,
     PaymentsRepo.Default,
     Events.Default,
     PublicOrigin.Default,
     Outbox.Default,
-    WebhooksRepo.Default,
     Ids.Default,
     Changes.Default
   ]

@@ -28,7 +28,7 @@ import type { RowErrors } from "../Csv/ImportReport.js"
 import { parseKeyed } from "../Domain/Keyed.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import type { GuestPaymentFields } from "../Payments/GuestPayments.js"
-import { emailKeyOf } from "../Persons/PersonsRepo.js"
+import { emailKeyOf } from "../Persons/Keys.js"
 import {
   AttendanceStatus,
   type AttendanceStatus as Attendance,

@@ -7,7 +7,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { DirectSql } from "../Db/Sqlite.js"
-import { likeContains } from "../Persons/PersonsRepo.js"
+import { likeContains } from "../Persons/Keys.js"
 
 const text = Schema.NullOr(Schema.String)
 
@@ -265,22 +265,6 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
             WHERE event_id = ${eventId} AND removed_at IS NULL GROUP BY rsvp_status`
       )
 
-    const personByPublicId = (organizationId: number, publicId: string) =>
-      Effect.map(
-        direct.first<{ id: number }>(sql`SELECT id FROM persons WHERE public_id = ${publicId} AND organization_id = ${organizationId}`),
-        (row) => row?.id
-      )
-
-    /** company and position only where the person has none yet; answers whether it filled anything. */
-    const fillBlanks = (personId: number, company: string | null, position: string | null, at: string) =>
-      Effect.map(
-        direct.rows(sql`UPDATE persons SET company = coalesce(company, ${company}), position = coalesce(position, ${position}),
-              updated_at = ${at}
-            WHERE id = ${personId} AND ((company IS NULL AND ${company} IS NOT NULL) OR (position IS NULL AND ${position} IS NOT NULL))
-            RETURNING 1`),
-        (rows) => rows.length > 0
-      )
-
     const link = ({ eventId, personId }: { eventId: number; personId: number }) =>
       Effect.map(
         direct.first<LinkRow>(
@@ -511,8 +495,6 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       byIds,
       search,
       page,
-      personByPublicId,
-      fillBlanks,
       link,
       activeLinks,
       insertLink,

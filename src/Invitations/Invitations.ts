@@ -20,7 +20,7 @@ import { Mailer } from "../Email/Mailer.js"
 import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { GuestLists } from "../Guests/GuestLists.js"
-import { GuestsRepo } from "../Guests/GuestsRepo.js"
+import { GuestReads } from "../Guests/GuestReads.js"
 import { Conflict, InvalidRequest } from "../Http/Errors.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { PublicOrigin } from "../PublicOrigin.js"
@@ -62,7 +62,7 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
     const repo = yield* EventInvitationsRepo
     const events = yield* Events
     const guestLists = yield* GuestLists
-    const guests = yield* GuestsRepo
+    const guests = yield* GuestReads
     const emails = yield* EmailOutbox
     const mailer = yield* Mailer
     const organizations = yield* Organizations
@@ -215,7 +215,7 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
     EventInvitationsRepo.Default,
     Events.Default,
     GuestLists.Default,
-    GuestsRepo.Default,
+    GuestReads.Default,
     EmailOutbox.Default,
     Mailer.Default,
     Organizations.Default,

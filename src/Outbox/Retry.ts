@@ -1,17 +1,22 @@
 /**
- * What follows a failed attempt, for every channel: another attempt after the next delay of
- * `WEBHOOK_RETRY_SCHEDULE` with ±10% jitter, or `failed` once the attempts run out (a delivery gets
- * 1 + schedule length of them) or when the failure is permanent (a 410 Gone, an SMTP 5xx).
+ * The retry policy of every channel (webhooks and emails alike): a delivery gets 1 + schedule length
+ * attempts; after a failed one comes another after the next delay of `WEBHOOK_RETRY_SCHEDULE` with
+ * ±10% jitter, or `failed` once the attempts run out or when the failure is permanent (a 410 Gone,
+ * an SMTP 5xx).
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Random from "effect/Random"
 
+/** The attempts a delivery gets: a first one, then one after each delay of the schedule. */
+export const maxAttemptsOf = (schedule: ReadonlyArray<Duration.Duration>) => 1 + schedule.length
+
 export type NextStep =
   | { readonly status: "failed"; readonly nextAttemptAt: null }
   | { readonly status: "pending"; readonly nextAttemptAt: number }
 
+/** What follows a failed attempt of `row`: its next attempt's time, or `failed`. */
 export const afterFailure = (
   row: { readonly attempts: number; readonly max_attempts: number },
   schedule: ReadonlyArray<Duration.Duration>,

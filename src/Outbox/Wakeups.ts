@@ -9,6 +9,6 @@ import * as Queue from "effect/Queue"
 export class OutboxWakeups extends Effect.Service<OutboxWakeups>()("Convene/OutboxWakeups", {
   effect: Effect.gen(function*() {
     const queue = yield* Queue.sliding<void>(1)
-    return { queue, wake: Queue.offer(queue, undefined), next: Queue.take(queue) } as const
+    return { wake: Queue.offer(queue, undefined), next: Queue.take(queue) } as const
   })
 }) {}

@@ -38,3 +38,34 @@ export const NewRefund = Schema.Struct({
   itemId: optional(Schema.String)
 }).annotations({ identifier: "NewRefund" })
 export type NewRefund = typeof NewRefund.Type
+
+/** One item of a purchase, as a guest who holds it sees it. */
+export const PaymentItem = Schema.Struct({
+  itemId: Schema.String,
+  type: Schema.String,
+  subtotal: Schema.Int,
+  tax: Schema.Int,
+  serviceFee: Schema.Int,
+  total: Schema.Int,
+  promoCode: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "PaymentItem" })
+
+/**
+ * A purchase as a guest sees it (the Guest object's `payments`): the whole purchase's total and
+ * refunds, and only that guest's own items.
+ */
+export const Payment = Schema.Struct({
+  purchaseId: Schema.String,
+  invoiceNumber: Schema.String,
+  updatedAt: Schema.String,
+  total: Schema.Int,
+  refundedAmount: Schema.Int,
+  refundCount: Schema.Int,
+  disputedAt: Schema.NullOr(Schema.String),
+  items: Schema.Array(PaymentItem)
+}).annotations({ identifier: "Payment" })
+export type Payment = typeof Payment.Type
+
+/** A guest's payment state on a ticketed event (the Guest object's `paymentStatus`). */
+export const PaymentStatus = Schema.Literal("none", "paid", "refunded", "chargeback")
+export type PaymentStatus = typeof PaymentStatus.Type

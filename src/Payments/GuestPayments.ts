@@ -4,7 +4,7 @@
  * guests: its total and refunds describe the whole purchase and are never summed across guests;
  * each guest sees only their own items.
  */
-import type { Payment, PaymentStatus } from "../Guests/Domain.js"
+import type { Payment, PaymentStatus } from "./Domain.js"
 import type { EventPayments, ItemRow } from "./PaymentsRepo.js"
 
 export interface GuestPaymentFields {

@@ -9,7 +9,7 @@ import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
-import { GuestsRepo } from "../Guests/GuestsRepo.js"
+import { GuestReads } from "../Guests/GuestReads.js"
 import { InvalidRequest, NotFound } from "../Http/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import type { NewPurchase, NewRefund } from "./Domain.js"
@@ -22,7 +22,7 @@ export class Payments extends Effect.Service<Payments>()("Convene/Payments", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* PaymentsRepo
-    const guests = yield* GuestsRepo
+    const guests = yield* GuestReads
     const events = yield* Events
     const ids = yield* Ids
     const changeFeed = yield* Changes
@@ -123,5 +123,5 @@ export class Payments extends Effect.Service<Payments>()("Convene/Payments", {
 
     return { purchase, refund, dispute } as const
   }),
-  dependencies: [PaymentsRepo.Default, GuestsRepo.Default, Events.Default, Ids.Default, Changes.Default]
+  dependencies: [PaymentsRepo.Default, GuestReads.Default, Events.Default, Ids.Default, Changes.Default]
 }) {}

@@ -30,7 +30,9 @@ import { CustomFields } from "./CustomFields.js"
 import { newValuesBatch } from "./CustomFieldsRepo.js"
 import { type Plan, planImport } from "./ImportPlan.js"
 import { exportColumns, importSpec, type RowInput, validateRow } from "./PersonsCsv.js"
-import { emailKeyOf, filledPersonsBatch, firstPhonesBatch, type MatchRow, newPersonsBatch, PersonsRepo } from "./PersonsRepo.js"
+import { emailKeyOf } from "./Keys.js"
+import { filledPersonsBatch, firstPhonesBatch, type MatchRow, newPersonsBatch } from "./PersonBatches.js"
+import { PersonsRepo } from "./PersonsRepo.js"
 
 /** Persons per batch of an export: a few statements per thousand, one batch's text in memory. */
 const EXPORT_BATCH = 1_000

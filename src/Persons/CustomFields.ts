@@ -12,7 +12,7 @@ import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, Issue } from "../Http/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { CustomFieldsRepo, type NewValue, type ValueRow } from "./CustomFieldsRepo.js"
-import type { RowBatch } from "./PersonsRepo.js"
+import type { RowBatch } from "./PersonBatches.js"
 import {
   CustomFieldDefinition,
   type CreateCustomField,

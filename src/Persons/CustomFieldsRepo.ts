@@ -4,7 +4,7 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { DirectSql } from "../Db/Sqlite.js"
-import type { RowBatch } from "./PersonsRepo.js"
+import type { RowBatch } from "./PersonBatches.js"
 import { FieldType } from "./Domain.js"
 
 export const FieldRow = Schema.Struct({

@@ -10,7 +10,7 @@
 import { RowErrors } from "../Csv/ImportReport.js"
 import type { FieldChange } from "./CustomFields.js"
 import type { RowInput } from "./PersonsCsv.js"
-import { importedColumns, type MatchRow } from "./PersonsRepo.js"
+import { importedColumns, type MatchRow } from "./PersonBatches.js"
 
 /** A person to create; `values` in `importedColumns` order. */
 export interface PlannedCreate {

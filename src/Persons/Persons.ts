@@ -9,12 +9,13 @@ import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, fromParseError, InvalidRequest, Issue, NotFound } from "../Http/Errors.js"
-import { GuestsRepo } from "../Guests/GuestsRepo.js"
+import { GuestReads } from "../Guests/GuestReads.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { ContactsCsv } from "./ContactsCsv.js"
 import { CustomFields, render, resolveChanges } from "./CustomFields.js"
 import { type CreatePerson, MAX_IDS, type PersonDetail, type SmsConsentValue, UpdatePerson } from "./Domain.js"
-import { emailKeyOf, nameKeyOf, type PersonRow, PersonsRepo, profileColumns } from "./PersonsRepo.js"
+import { emailKeyOf, nameKeyOf } from "./Keys.js"
+import { type PersonRow, PersonsRepo, profileColumns } from "./PersonsRepo.js"
 import { toPerson } from "./PersonView.js"
 
 export interface SearchParams {
@@ -45,7 +46,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* PersonsRepo
     const customFields = yield* CustomFields
-    const guests = yield* GuestsRepo
+    const guests = yield* GuestReads
     const ids = yield* Ids
     const contactsCsv = yield* ContactsCsv
     const changeFeed = yield* Changes
@@ -326,5 +327,5 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
       importCsv: contactsCsv.importCsv
     } as const
   }),
-  dependencies: [PersonsRepo.Default, GuestsRepo.Default, CustomFields.Default, ContactsCsv.Default, Ids.Default, Changes.Default]
+  dependencies: [PersonsRepo.Default, GuestReads.Default, CustomFields.Default, ContactsCsv.Default, Ids.Default, Changes.Default]
 }) {}

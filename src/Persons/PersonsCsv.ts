@@ -21,7 +21,9 @@ import { RowErrors } from "../Csv/ImportReport.js"
 import { optional } from "../Domain/Fields.js"
 import { type Definitions, type FieldChange, type FieldDef, resolveChanges } from "./CustomFields.js"
 import { CreatePerson } from "./Domain.js"
-import { emailKeyOf, type ExportRow, importedColumns, profileColumns } from "./PersonsRepo.js"
+import { emailKeyOf } from "./Keys.js"
+import { importedColumns } from "./PersonBatches.js"
+import { type ExportRow, profileColumns } from "./PersonsRepo.js"
 
 export const MULTISELECT_SEPARATOR = "; "
 

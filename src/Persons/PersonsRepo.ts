@@ -7,6 +7,8 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { DirectSql } from "../Db/Sqlite.js"
+import { emailKeyOf, ftsPhrase, likeContains, nameKeyOf, TRIGRAM } from "./Keys.js"
+import { type FilledPerson, type FirstPhone, type ImportedPerson, importedColumns, type MatchRow, type RowBatch } from "./PersonBatches.js"
 
 export const PersonRow = Schema.Struct({
   id: Schema.Number,
@@ -34,88 +36,6 @@ export type PersonRow = typeof PersonRow.Type
 export interface ExportRow extends PersonRow {
   readonly created_at: string
 }
-
-/**
- * An active person an import matched by email, with what filling its blank fields needs to know:
- * which of `importedColumns` are blank (bit i for column i) and whether it has a phone.
- */
-export interface MatchRow {
-  readonly id: number
-  readonly public_id: string
-  readonly email_key: string
-  readonly blanks: number
-  readonly has_phone: 0 | 1
-}
-
-/** The profile columns an import may fill, in the order `insertMany` and `fillBlanksMany` take them. */
-export const importedColumns = [
-  "first_name",
-  "last_name",
-  "profile_picture",
-  "company",
-  "position",
-  "birthday",
-  "address",
-  "apartment",
-  "city",
-  "state",
-  "country",
-  "postal_code",
-  "context_note"
-] as const
-export type ImportedColumn = (typeof importedColumns)[number]
-
-/** A person an import creates: its values in `importedColumns` order (null: no value). */
-export interface ImportedPerson {
-  readonly publicId: string
-  readonly email: string
-  readonly values: ReadonlyArray<string | null>
-}
-
-/**
- * Blank fields an import fills on an existing person, in `importedColumns` order (null: leave as
- * is). The person is the one with this id, still active and with this email key.
- */
-export interface FilledPerson {
-  readonly id: number
-  readonly emailKey: string
-  readonly values: ReadonlyArray<string | null>
-}
-
-/**
- * Rows for one set-based statement, serialized ahead (as the JSON array `json_each` reads), so
- * that a transaction spends its time in SQLite, not in building its parameters.
- */
-export interface RowBatch<_Row> {
-  readonly size: number
-  readonly json: string
-}
-
-/** Persons to create, as `insertMany` takes them. */
-export const newPersonsBatch = (persons: ReadonlyArray<ImportedPerson>): RowBatch<ImportedPerson> => ({
-  size: persons.length,
-  json: JSON.stringify(persons.map((p) =>
-    [p.publicId, p.email, emailKeyOf(p.email), nameKeyOf(p.values[0] ?? "", p.values[1] ?? ""), ...p.values]
-  ))
-})
-
-/** Blank fields to fill, as `fillBlanksMany` takes them. */
-export const filledPersonsBatch = (persons: ReadonlyArray<FilledPerson>): RowBatch<FilledPerson> => ({
-  size: persons.length,
-  json: JSON.stringify(persons.map((p) => [p.id, p.emailKey, ...p.values]))
-})
-
-/** A first phone for the active person with this email key. */
-export interface FirstPhone {
-  readonly emailKey: string
-  readonly number: string
-}
-
-/** First phones, as `addFirstPhones` takes them. */
-export const firstPhonesBatch = (phones: ReadonlyArray<FirstPhone>): RowBatch<FirstPhone> => ({
-  size: phones.length,
-  json: JSON.stringify(phones.map((p) => [p.emailKey, p.number]))
-})
 
 /** The person columns that an update may set, by API field name. */
 export const profileColumns = {
@@ -153,18 +73,6 @@ export interface NewPersonRow {
   readonly profilePicture: string | null
   readonly createdAt: string
 }
-
-export const emailKeyOf = (email: string) => email.trim().toLowerCase()
-export const nameKeyOf = (firstName: string, lastName: string) => `${firstName} ${lastName}`.toLowerCase()
-
-/** `%`, `_` and `\` match themselves in a LIKE pattern. */
-export const likeContains = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-
-/** The trigram index answers substrings of three characters or more; shorter ones scan. */
-export const TRIGRAM = 3
-
-/** An FTS5 query for the phrase `text`: with the trigram tokenizer, a case-insensitive substring. */
-export const ftsPhrase = (text: string) => `"${text.toLowerCase().replaceAll("\"", "\"\"")}"`
 
 export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsRepo", {
   effect: Effect.gen(function*() {
@@ -292,6 +200,23 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
         })
       }`.pipe(direct.run)
 
+    /** The row id of the organization's person with this public id (archived ones included), if any. */
+    const idByPublicId = (organizationId: number, publicId: string) =>
+      Effect.map(
+        direct.first<{ id: number }>(sql`SELECT id FROM persons WHERE public_id = ${publicId} AND organization_id = ${organizationId}`),
+        (row) => row?.id
+      )
+
+    /** company and position only where the person has none yet; answers whether it filled anything. */
+    const fillCompanyAndPosition = (personId: number, company: string | null, position: string | null, at: string) =>
+      Effect.map(
+        direct.rows(sql`UPDATE persons SET company = coalesce(company, ${company}), position = coalesce(position, ${position}),
+              updated_at = ${at}
+            WHERE id = ${personId} AND ((company IS NULL AND ${company} IS NOT NULL) OR (position IS NULL AND ${position} IS NOT NULL))
+            RETURNING 1`),
+        (rows) => rows.length > 0
+      )
+
     /** Sets the given columns (the caller keeps `email_key` and `name_key` in step). */
     const update = (id: number, changes: Record<string, string | null>, updatedAt: string) =>
       direct.run(sql`UPDATE persons SET ${sql.update({ ...changes, updated_at: updatedAt })} WHERE id = ${id}`)
@@ -396,6 +321,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       addFirstPhones,
       byPublicId,
       byPublicIds,
+      idByPublicId,
       searchByName,
       countByName,
       searchByEmail,
@@ -406,6 +332,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       activeByEmail,
       insert,
       update,
+      fillCompanyAndPosition,
       setArchived,
       setPreferredPhone,
       hasPhone,

@@ -15,12 +15,13 @@ import { nowIso } from "../Domain/Time.js"
 import { EventsRepo, type EventRow } from "../Events/EventsRepo.js"
 import type { Guest, QuestionResponse, RsvpStatus } from "../Guests/Domain.js"
 import { type GuestListChange, statusChange } from "../Guests/Changes.js"
-import { type GuestRow, GuestsRepo } from "../Guests/GuestsRepo.js"
+import { GuestLists } from "../Guests/GuestLists.js"
+import { GuestNotifications } from "../Guests/GuestNotifications.js"
+import { type GuestRow, GuestReads } from "../Guests/GuestReads.js"
 import { renderGuests } from "../Guests/GuestView.js"
 import { Tickets } from "../Guests/Tickets.js"
-import { PersonsRepo } from "../Persons/PersonsRepo.js"
+import { PersonWrites } from "../Persons/PersonWrites.js"
 import { PublicOrigin } from "../PublicOrigin.js"
-import { Outbox } from "../Webhooks/Outbox.js"
 
 export interface Invitation {
   readonly event: EventRow
@@ -51,11 +52,12 @@ export interface Answered {
 export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const guests = yield* GuestsRepo
+    const guests = yield* GuestReads
+    const guestLists = yield* GuestLists
     const events = yield* EventsRepo
-    const persons = yield* PersonsRepo
+    const personWrites = yield* PersonWrites
     const origin = yield* PublicOrigin
-    const outbox = yield* Outbox
+    const notifications = yield* GuestNotifications
     const tickets = yield* Tickets
     const changeFeed = yield* Changes
 
@@ -91,24 +93,16 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
             const text = (input.answers[i] ?? "").trim()
             return text === "" ? [] : [{ title: q.title, description: q.description, answers: [text] }]
           })
-          yield* guests.update(row.gid, {
-            rsvp_status: rsvpStatus,
-            rsvp_question_responses: JSON.stringify(responses),
-            dietary_restrictions: input.dietaryRestrictions.length === 0 ? null : JSON.stringify(input.dietaryRestrictions),
-            rsvp_note: input.note.trim() === "" ? null : input.note.trim()
+          yield* guestLists.recordAnswer(row.gid, guest.personId, {
+            rsvpStatus,
+            responses,
+            dietaryRestrictions: input.dietaryRestrictions,
+            note: input.note
           }, at)
-          yield* guests.addHistory({
-            guestId: row.gid,
-            status: rsvpStatus,
-            actorType: "eventPerson",
-            actorId: guest.personId,
-            actionType: "updated",
-            at
-          })
           if (row.phone !== null && input.smsConsent !== undefined) {
             const consent = input.smsConsent ? "optedIn" : row.consent === "optedIn" ? "optedOut" : (row.consent ?? "none")
             if (consent !== (row.consent ?? "none")) {
-              yield* persons.setConsent({ organizationId: event.organization_id, number: row.phone, consent, source: "rsvpPage", at })
+              yield* personWrites.setSmsConsent({ organizationId: event.organization_id, number: row.phone, consent, source: "rsvpPage", at })
             }
           }
           const after = Option.getOrThrow(yield* load(slug, token))
@@ -123,7 +117,7 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
             removed: 0,
             statusChanges: statusChange(row.gid, row, { rsvp_status: rsvpStatus, attendance_status: row.attendance_status })
           }
-          yield* outbox.eventPersonsChanged(event.organization_id, change)
+          yield* notifications.statusesChanged(event.organization_id, change)
           yield* changeFeed.record(event.organization_id, [guestChange("updated", guest.personId, event.public_id)])
           return Option.some({ rsvpStatus, waitlisted })
         }).pipe(sql.withTransaction)
@@ -132,11 +126,12 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
     return { view, answer } as const
   }),
   dependencies: [
-    GuestsRepo.Default,
+    GuestReads.Default,
+    GuestLists.Default,
     EventsRepo.Default,
-    PersonsRepo.Default,
+    PersonWrites.Default,
     PublicOrigin.Default,
-    Outbox.Default,
+    GuestNotifications.Default,
     Tickets.Default,
     Changes.Default
   ]

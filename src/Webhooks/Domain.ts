@@ -1,6 +1,14 @@
 import * as Schema from "effect/Schema"
 import { HttpUrl } from "../Domain/Fields.js"
-export const WebhookType = Schema.Literal("EventPerson", "Event", "GuestList")
+
+/**
+ * The notification types, declared once: registrations accept these, deliveries name them, and
+ * each feature enqueues its own. The `webhooks` table's CHECK (migration 0005) allows the same
+ * list, so a new type also needs a migration that widens it.
+ */
+export const webhookTypes = ["EventPerson", "Event", "GuestList"] as const
+export const WebhookType = Schema.Literal(...webhookTypes)
+export type WebhookType = typeof WebhookType.Type
 
 export const Registration = Schema.Struct({
   webhook: HttpUrl.annotations({ description: "Destination URL (http or https)" }),

@@ -1,9 +1,11 @@
 /**
- * Webhook notifications into the transactional outbox (docs/integrators.md#notification-types). Notifications are written by
- * the same transaction as the change that causes them, one message fanned out to the registrations
- * existing at that moment: a delivery of channel `webhook` each (Outbox/OutboxRepo.ts); a change
- * that rolls back leaves none, and a committed one survives crashes. Writing wakes the dispatcher
- * (Outbox/Dispatcher.ts), so the first attempt follows the commit without a polling delay.
+ * Webhook notifications into the transactional outbox (docs/integrators.md#notification-types). The
+ * outbox only stores and delivers: each feature builds its own bodies (Guests/GuestPayloads.ts,
+ * Events/EventPayload.ts) and enqueues them, by type, in the same transaction as the change that
+ * causes them, one message fanned out to the registrations existing at that moment: a delivery of
+ * channel `webhook` each (Outbox/OutboxRepo.ts); a change that rolls back leaves none, and a
+ * committed one survives crashes. Writing wakes the dispatcher (Outbox/Wakeups.ts), so the first
+ * attempt follows the commit without a polling delay.
  *
  * Bulk writes: messages and their deliveries are written by a few set-based statements per batch
  * of bodies (`enqueue`), with a turn of the event loop between batches, so that thousands of
@@ -20,13 +22,10 @@ import * as Stream from "effect/Stream"
 import { AppConfig } from "../Config/AppConfig.js"
 import { yieldToEventLoop } from "../Csv/Chunks.js"
 import { Ids } from "../Domain/Ids.js"
-import type { EventRow } from "../Events/EventsRepo.js"
-import type { GuestListChange } from "../Guests/Changes.js"
-import { historyOf } from "../Guests/GuestView.js"
 import { LARGE_PAYLOAD_BYTES, OutboxRepo } from "../Outbox/OutboxRepo.js"
+import { maxAttemptsOf } from "../Outbox/Retry.js"
 import { OutboxWakeups } from "../Outbox/Wakeups.js"
-import { TEST_MESSAGE_PREFIX } from "./Domain.js"
-import { eventBody, eventPersonBody, type GuestSnapshot, guestListBody, type WebhookType } from "./Payloads.js"
+import { TEST_MESSAGE_PREFIX, type WebhookType } from "./Domain.js"
 import { type NewMessage, WebhooksRepo } from "./WebhooksRepo.js"
 
 /** Bodies per batch of `enqueue`: its messages' statements and one for their deliveries. */
@@ -61,7 +60,7 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
     const wakeups = yield* OutboxWakeups
     const ids = yield* Ids
     const { webhooks } = yield* AppConfig
-    const maxAttempts = 1 + webhooks.retrySchedule.length
+    const maxAttempts = maxAttemptsOf(webhooks.retrySchedule)
 
     const newMessageId = (prefix: string) => Effect.map(ids.uuid, (uuid) => `${prefix}${uuid.replaceAll("-", "")}`)
 
@@ -93,6 +92,10 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
         yield* deliveries.insertWebhookDeliveries({ organizationId, maxAttempts, dueAt: now, at, rows: JSON.stringify(rows) })
         return rows.map((row) => row[0])
       })
+
+    /** Whether the organization has a registration of `type` now: a caller spares building bodies nobody gets. */
+    const subscribed = (organizationId: number, type: WebhookType) =>
+      Effect.map(repo.subscribers(organizationId, type), (webhookIds) => webhookIds.length > 0)
 
     /**
      * Stores one message per body for every current registration of `type` (inside the caller's
@@ -190,50 +193,7 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
         return publicId!
       })
 
-    const snapshotsOf = (change: GuestListChange) => {
-      const snapshots = new Map<number, GuestSnapshot>()
-      change.rows.forEach((row, i) => snapshots.set(row.gid, { row, guest: change.guests[i]!, history: historyOf(row) }))
-      return snapshots
-    }
-
-    /** One `EventPerson` notification per guest whose rsvpStatus or attendanceStatus really changed. */
-    const eventPersonsChanged = (organizationId: number, change: GuestListChange) => {
-      const snapshots = snapshotsOf(change)
-      return enqueue(
-        organizationId,
-        "EventPerson",
-        change.statusChanges.flatMap((s) => {
-          const snapshot = snapshots.get(s.guestId)
-          return snapshot === undefined
-            ? []
-            : [eventPersonBody(webhooks.payloadVariant, change.event, snapshot, s.previousStatus, change.at)]
-        })
-      )
-    }
-
-    /**
-     * A guest-list write: one `GuestList` notification with the affected guests, and the
-     * `EventPerson` notifications of the guests whose status changed.
-     */
-    const guestListChanged = (organizationId: number, change: GuestListChange) =>
-      Effect.gen(function*() {
-        if (change.affected.length === 0) return
-        const snapshots = snapshotsOf(change)
-        const affected = change.affected.map((gid) => snapshots.get(gid) ?? null)
-        yield* enqueue(organizationId, "GuestList", [
-          guestListBody(webhooks.payloadVariant, change.event, affected, {
-            added: change.added,
-            removed: change.removed,
-            updated: change.updated
-          }, change.at)
-        ])
-        yield* eventPersonsChanged(organizationId, change)
-      })
-
-    const eventUpdated = (organizationId: number, event: EventRow, updatedFields: ReadonlyArray<string>, at: string) =>
-      updatedFields.length === 0 ? Effect.void : enqueue(organizationId, "Event", [eventBody(event, updatedFields, at)])
-
-    return { enqueue, enqueueSerialized, enqueueTest, guestListChanged, eventPersonsChanged, eventUpdated, wake: wakeups.wake, maxAttempts } as const
+    return { subscribed, enqueue, enqueueSerialized, enqueueTest } as const
   }),
   dependencies: [WebhooksRepo.Default, OutboxRepo.Default, OutboxWakeups.Default, Ids.Default]
 }) {}

@@ -10,6 +10,7 @@ import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, NotFound } from "../Http/Errors.js"
 import { OutboxRepo } from "../Outbox/OutboxRepo.js"
+import { OutboxWakeups } from "../Outbox/Wakeups.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { refusalOf } from "./Destinations.js"
 import { type Delivery, type Registration, TEST_MESSAGE_PREFIX } from "./Domain.js"
@@ -54,6 +55,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
     const repo = yield* WebhooksRepo
     const outboxRepo = yield* OutboxRepo
     const outbox = yield* Outbox
+    const wakeups = yield* OutboxWakeups
     const ids = yield* Ids
     const { webhooks } = yield* AppConfig
 
@@ -216,11 +218,11 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
         return yield* new Conflict({ message: `The delivery is ${found.status}; only failed or cancelled deliveries are retried` })
       }
       yield* outboxRepo.retry(found.id, now, new Date(now).toISOString()).pipe(Effect.orDie)
-      yield* outbox.wake
+      yield* wakeups.wake
       return { success: true as const }
     })
 
     return { register, unregister, summaries, setState, remove, sample, secret, sendTest, delivery, deliveries, retry } as const
   }),
-  dependencies: [WebhooksRepo.Default, OutboxRepo.Default, Outbox.Default, Ids.Default]
+  dependencies: [WebhooksRepo.Default, OutboxRepo.Default, Outbox.Default, OutboxWakeups.Default, Ids.Default]
 }) {}

@@ -4,10 +4,11 @@
  * the invitation to a made-up event; the bodies come from the same builders as real notifications.
  */
 import type { PayloadVariant } from "../Config/AppConfig.js"
-import { defaults } from "../Events/EventMapping.js"
+import { eventUpdatedBody } from "../Events/EventPayload.js"
+import { defaults, toEvent } from "../Events/EventMapping.js"
 import type { EventRow } from "../Events/EventsRepo.js"
-import type { GuestRow } from "../Guests/GuestsRepo.js"
-import { eventBody, eventPersonBody, type GuestSnapshot, guestListBody, type WebhookType } from "./Payloads.js"
+import { eventPersonBody, type GuestSnapshot, guestListBody } from "../Guests/GuestPayloads.js"
+import type { WebhookType } from "./Domain.js"
 
 const at = "2030-05-01T17:30:00.000Z"
 
@@ -32,37 +33,15 @@ const event: EventRow = {
   updated_at: at
 }
 
-const row: GuestRow = {
-  gid: 0,
-  person_id: 0,
-  public_id: "00000000-0000-4000-8000-000000000002",
-  first_name: "Jane",
-  last_name: "Doe",
-  email: "jane.doe@example.com",
-  company: "Example Inc",
-  position: "Director",
-  rsvp_status: "Accepted",
-  attendance_status: null,
-  dietary_restrictions: JSON.stringify(["vegetarian"]),
-  rsvp_note: "Looking forward to it",
-  custom_columns: JSON.stringify({ Table: "7" }),
-  rsvp_question_responses: "[]",
-  phone: null,
-  consent: null,
-  consent_source: null,
-  token: null,
-  removed_at: null,
-  history: "[]"
-}
+const personId = "00000000-0000-4000-8000-000000000002"
 
 const snapshot: GuestSnapshot = {
-  row,
   guest: {
-    personId: row.public_id,
+    personId,
     firstName: "Jane",
     lastName: "Doe",
     name: "Jane Doe",
-    email: row.email,
+    email: "jane.doe@example.com",
     phone: null,
     smsConsent: null,
     rsvpStatus: "Accepted",
@@ -76,8 +55,10 @@ const snapshot: GuestSnapshot = {
   },
   history: [
     { status: "Invited", actorId: "sample", actorType: "apiKey", actionType: "added", createdAt: "2030-05-01T09:00:00.000Z" },
-    { status: "Accepted", actorId: row.public_id, actorType: "eventPerson", actionType: "updated", createdAt: at }
-  ]
+    { status: "Accepted", actorId: personId, actorType: "eventPerson", actionType: "updated", createdAt: at }
+  ],
+  company: "Example Inc",
+  position: "Director"
 }
 
 /** Jane Doe accepted: her RSVP status changed from Invited. */
@@ -88,8 +69,13 @@ export const sampleGuestList = (variant: PayloadVariant): unknown =>
   guestListBody(variant, event, [snapshot], { added: 0, removed: 0, updated: 1 }, at)
 
 /** An edit of the event that changed its name and date (Event bodies have one shape in both variants). */
-export const sampleEvent = (): unknown => eventBody(event, ["name", "primaryDate"], at)
+export const sampleEvent = (): unknown => eventUpdatedBody(toEvent(event, "Admin", []), ["name", "primaryDate"], at)
 
-/** A sample notification of `type`, as a real one of that type would be sent. */
-export const sampleOf = (type: WebhookType, variant: PayloadVariant): unknown =>
-  type === "EventPerson" ? sampleEventPerson(variant) : type === "GuestList" ? sampleGuestList(variant) : sampleEvent()
+/** A sample notification of each type, as a real one of that type would be sent. */
+const samples: Record<WebhookType, (variant: PayloadVariant) => unknown> = {
+  EventPerson: sampleEventPerson,
+  GuestList: sampleGuestList,
+  Event: sampleEvent
+}
+
+export const sampleOf = (type: WebhookType, variant: PayloadVariant): unknown => samples[type](variant)

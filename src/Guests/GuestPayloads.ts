@@ -1,22 +1,34 @@
 /**
- * Notification bodies (docs/integrators.md#payloads), in both variants, built from the
- * guest model the REST API renders: variant A (`records`) sends full guest records, variant B
- * (`envelopes`) sends action envelopes.
+ * The bodies of guest notifications, `GuestList` and `EventPerson` (docs/integrators.md#payloads),
+ * in both variants: `records` sends full guest records, `envelopes` action envelopes. A record is
+ * the guest as the API renders it, with what the API's guest leaves out: the history's action
+ * types, the person's company and position, and the event.
  */
 import type { PayloadVariant } from "../Config/AppConfig.js"
 import { parseJson } from "../Domain/Json.js"
 import type { EventRow } from "../Events/EventsRepo.js"
-import type { Guest } from "../Guests/Domain.js"
-import type { GuestRow } from "../Guests/GuestsRepo.js"
-import type { HistoryEntryView } from "../Guests/GuestView.js"
+import type { Guest } from "./Domain.js"
+import type { GuestRow } from "./GuestsRepo.js"
+import { type HistoryEntryView, historyOf } from "./GuestView.js"
 
-export type WebhookType = "EventPerson" | "Event" | "GuestList"
-
+/** A guest as its notifications describe it, after the write. */
 export interface GuestSnapshot {
+  /** As the API renders it. */
   readonly guest: Guest
-  readonly row: GuestRow
+  /** Its RSVP history, oldest first, with action types. */
   readonly history: ReadonlyArray<HistoryEntryView>
+  /** Its person's company and position. */
+  readonly company: string | null
+  readonly position: string | null
 }
+
+/** The snapshot of a guest: its row and the guest the API renders from it. */
+export const snapshotOf = (row: GuestRow, guest: Guest): GuestSnapshot => ({
+  guest,
+  history: historyOf(row),
+  company: row.company,
+  position: row.position
+})
 
 const eventObject = (event: EventRow) => ({
   _id: event.public_id,
@@ -35,7 +47,7 @@ const eventObject = (event: EventRow) => ({
 })
 
 /** The guest fields of a variant A record, shared by EventPerson and GuestList bodies. */
-const guestFields = (event: EventRow, { guest, history, row }: GuestSnapshot) => ({
+const guestFields = (event: EventRow, { company, guest, history, position }: GuestSnapshot) => ({
   eventName: event.name,
   eventId: event.public_id,
   event: eventObject(event),
@@ -52,8 +64,8 @@ const guestFields = (event: EventRow, { guest, history, row }: GuestSnapshot) =>
     createdAt: h.createdAt
   })),
   rsvpHardBlockedAt: null,
-  company: row.company,
-  position: row.position,
+  company,
+  position,
   dietaryRestrictions: guest.dietaryRestrictions,
   attendanceStatus: guest.attendanceStatus,
   rsvpQuestionResponses: guest.rsvpQuestionResponses,
@@ -69,6 +81,7 @@ export const eventPersonRecord = (event: EventRow, snapshot: GuestSnapshot) => (
   ...guestFields(event, snapshot)
 })
 
+/** An `EventPerson` body: a guest whose RSVP or attendance status changed from `previousStatus`. */
 export const eventPersonBody = (
   variant: PayloadVariant,
   event: EventRow,
@@ -85,6 +98,7 @@ export const eventPersonBody = (
       data: { rsvpStatus: snapshot.guest.rsvpStatus, previousStatus, timestamp }
     }
 
+/** A `GuestList` body: one write's affected guests (null where one is not known), or its counts. */
 export const guestListBody = (
   variant: PayloadVariant,
   event: EventRow,
@@ -99,9 +113,3 @@ export const guestListBody = (
       action: "guestlist_updated",
       data: { addedCount: counts.added, removedCount: counts.removed, updatedCount: counts.updated, timestamp }
     }
-
-export const eventBody = (event: EventRow, updatedFields: ReadonlyArray<string>, timestamp: string): unknown => ({
-  eventId: event.public_id,
-  action: "event_updated",
-  data: { name: event.name, primaryDate: event.primary_date, updatedFields, timestamp }
-})

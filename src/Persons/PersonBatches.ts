@@ -1,0 +1,85 @@
+/**
+ * The rows of the set-based person writes that imports run (contacts and guest-list imports alike),
+ * serialized ahead of their transaction as the JSON arrays `json_each` reads: the transaction then
+ * spends its time in SQLite, not in building its parameters. `PersonWrites` runs them.
+ */
+import { emailKeyOf, nameKeyOf } from "./Keys.js"
+
+/**
+ * An active person an import matched by email, with what filling its blank fields needs to know:
+ * which of `importedColumns` are blank (bit i for column i) and whether it has a phone.
+ */
+export interface MatchRow {
+  readonly id: number
+  readonly public_id: string
+  readonly email_key: string
+  readonly blanks: number
+  readonly has_phone: 0 | 1
+}
+
+/** The profile columns an import may fill, in the order `insertMany` and `fillBlanksMany` take them. */
+export const importedColumns = [
+  "first_name",
+  "last_name",
+  "profile_picture",
+  "company",
+  "position",
+  "birthday",
+  "address",
+  "apartment",
+  "city",
+  "state",
+  "country",
+  "postal_code",
+  "context_note"
+] as const
+export type ImportedColumn = (typeof importedColumns)[number]
+
+/** A person an import creates: its values in `importedColumns` order (null: no value). */
+export interface ImportedPerson {
+  readonly publicId: string
+  readonly email: string
+  readonly values: ReadonlyArray<string | null>
+}
+
+/**
+ * Blank fields an import fills on an existing person, in `importedColumns` order (null: leave as
+ * is). The person is the one with this id, still active and with this email key.
+ */
+export interface FilledPerson {
+  readonly id: number
+  readonly emailKey: string
+  readonly values: ReadonlyArray<string | null>
+}
+
+/** Rows for one set-based statement, serialized ahead (as the JSON array `json_each` reads). */
+export interface RowBatch<_Row> {
+  readonly size: number
+  readonly json: string
+}
+
+/** Persons to create, as `insertMany` takes them. */
+export const newPersonsBatch = (persons: ReadonlyArray<ImportedPerson>): RowBatch<ImportedPerson> => ({
+  size: persons.length,
+  json: JSON.stringify(persons.map((p) =>
+    [p.publicId, p.email, emailKeyOf(p.email), nameKeyOf(p.values[0] ?? "", p.values[1] ?? ""), ...p.values]
+  ))
+})
+
+/** Blank fields to fill, as `fillBlanksMany` takes them. */
+export const filledPersonsBatch = (persons: ReadonlyArray<FilledPerson>): RowBatch<FilledPerson> => ({
+  size: persons.length,
+  json: JSON.stringify(persons.map((p) => [p.id, p.emailKey, ...p.values]))
+})
+
+/** A first phone for the active person with this email key. */
+export interface FirstPhone {
+  readonly emailKey: string
+  readonly number: string
+}
+
+/** First phones, as `addFirstPhones` takes them. */
+export const firstPhonesBatch = (phones: ReadonlyArray<FirstPhone>): RowBatch<FirstPhone> => ({
+  size: phones.length,
+  json: JSON.stringify(phones.map((p) => [p.emailKey, p.number]))
+})
