@@ -11,7 +11,7 @@ import { attachmentName, csvDocument, renderRecords } from "../src/Csv/CsvExport
 import { type CsvRow, detectDelimiter, type HeaderSpec, matchHeader, normalizeHeader, readCsv } from "../src/Csv/CsvImport.js"
 import { neutralize, restore } from "../src/Csv/Formula.js"
 import { importAnswer, MAX_LISTED_ERRORS, RowErrors } from "../src/Csv/ImportReport.js"
-import { InvalidRequest } from "../src/Http/Errors.js"
+import { InvalidRequest } from "../src/Domain/Errors.js"
 import type { FieldDef } from "../src/Persons/CustomFields.js"
 import { FieldOption } from "../src/Persons/Domain.js"
 import { displayValue, MULTISELECT_SEPARATOR, splitOptions } from "../src/Persons/PersonsCsv.js"

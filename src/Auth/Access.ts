@@ -10,7 +10,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
 import { CurrentCaller, CurrentSession } from "../Domain/Caller.js"
-import { Forbidden, InvalidRequest, RateLimited, Unauthorized } from "../Http/Errors.js"
+import { Forbidden, InvalidRequest, RateLimited, Unauthorized } from "../Domain/Errors.js"
 
 /**
  * `x-api-key` is the scheme the middleware is keyed on; `Authorization: Bearer` plus

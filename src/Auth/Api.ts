@@ -6,7 +6,8 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { RequiredText } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
-import { PayloadTooLarge, RateLimited, Unauthorized } from "../Http/Errors.js"
+import { RateLimited, Unauthorized } from "../Domain/Errors.js"
+import { PayloadTooLarge } from "../Http/Errors.js"
 import { PublicAccess, SessionAccess } from "./Access.js"
 
 export class AuthApi extends HttpApiGroup.make("auth")

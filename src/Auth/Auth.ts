@@ -14,13 +14,14 @@ import { Ids } from "../Domain/Ids.js"
 import { highest, type Role } from "../Domain/Role.js"
 import { nowIso } from "../Domain/Time.js"
 import type { Session } from "../Domain/Caller.js"
-import { Unauthorized } from "../Http/Errors.js"
-import { emailKey } from "../Organizations/Organizations.js"
+import { Unauthorized } from "../Domain/Errors.js"
 import { OrganizationsRepo } from "../Organizations/OrganizationsRepo.js"
 import { AuthRepo } from "./AuthRepo.js"
 import { LoginThrottle } from "./LoginThrottle.js"
 import { Sessions } from "./Sessions.js"
 import { ACCESS_TOKEN_PREFIX, DUMMY_PASSWORD_HASH, hashToken, verifyPassword } from "./Secrets.js"
+import { emailKeyOf } from "../Domain/Fields.js"
+import { orDieOnStorage } from "../SqlErrors.js"
 
 export type Credential =
   | { readonly _tag: "Missing" }
@@ -108,7 +109,7 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
      * dashboard's sign-in share it, so neither is a way around the other's count.
      */
     const verify = Effect.fn("Auth.verify")(function*(email: string, password: Redacted.Redacted) {
-      const key = emailKey(email)
+      const key = emailKeyOf(email)
       yield* throttle.check(key)
       const user = yield* organizations.userByEmail(key).pipe(Effect.orDie)
       const matches = yield* verifyPassword(
@@ -141,7 +142,7 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
         organizationSlugs: memberships.map((m) => m.slug),
         expiresIn: Math.floor(Duration.toSeconds(accessTokenTtl))
       }
-    }, Effect.catchTag("SqlError", Effect.die), Effect.catchTag("ParseError", Effect.die))
+    }, orDieOnStorage)
 
     const me = Effect.fn("Auth.me")(function*(session: Session) {
       if (Option.isSome(session.apiToken)) {

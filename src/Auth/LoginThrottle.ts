@@ -10,7 +10,7 @@ import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
-import { RateLimited } from "../Http/Errors.js"
+import { RateLimited } from "../Domain/Errors.js"
 
 export const MAX_FAILURES = 10
 export const WINDOW = Duration.minutes(15)

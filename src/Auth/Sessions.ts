@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import { hashToken } from "./Secrets.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
+import { nowIso } from "../Domain/Time.js"
 import { SessionsRepo } from "./SessionsRepo.js"
 
 export const SESSION_LIFETIME = Duration.days(7)
@@ -96,12 +97,11 @@ export class Sessions extends Effect.Service<Sessions>()("Convene/Sessions", {
     }, Effect.orDie)
 
     const end = (session: Pick<WebSession, "id">) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => repo.revoke(session.id, new Date(now).toISOString())).pipe(Effect.orDie)
+      Effect.flatMap(nowIso, (at) => repo.revoke(session.id, at)).pipe(Effect.orDie)
 
     /** Ends every session of the user but `except` (a password change keeps the one that made it). */
     const endAllOfUser = (userId: number, except: Pick<WebSession, "id"> | null) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        repo.revokeAllOfUser(userId, except?.id ?? null, new Date(now).toISOString())).pipe(Effect.orDie)
+      Effect.flatMap(nowIso, (at) => repo.revokeAllOfUser(userId, except?.id ?? null, at)).pipe(Effect.orDie)
 
     const switchOrganization = (session: Pick<WebSession, "id">, organizationId: number) =>
       repo.setOrganization(session.id, organizationId).pipe(Effect.asVoid, Effect.orDie)

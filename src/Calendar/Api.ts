@@ -5,7 +5,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { ViewerAccess } from "../Auth/Access.js"
-import { NotFound } from "../Http/Errors.js"
+import { NotFound } from "../Domain/Errors.js"
 
 export const CalendarFile = HttpApiSchema.Text({ contentType: "text/calendar" }).annotations({
   title: "iCalendar file",

@@ -5,7 +5,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { ViewerAccess } from "../Auth/Access.js"
 import { optional } from "../Domain/Fields.js"
-import { CursorExpired } from "../Http/Errors.js"
+import { CursorExpired } from "../Domain/Errors.js"
 import { pageSizeUpTo, QueryText } from "../Http/Params.js"
 import { ChangesPage, type ChangeType, changeTypes, DEFAULT_LIMIT, MAX_LIMIT } from "./Domain.js"
 

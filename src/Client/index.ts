@@ -49,14 +49,13 @@ export {
   CursorExpired,
   Forbidden,
   IdempotencyKeyReused,
-  Internal,
   InvalidRequest,
   NotFound,
-  PayloadTooLarge,
   RateLimited,
   Unauthorized,
   Unavailable
-} from "../Http/Errors.js"
+} from "../Domain/Errors.js"
+export { Internal, PayloadTooLarge } from "../Http/Errors.js"
 
 /** Where and as whom a client calls. */
 export interface ClientOptions {

@@ -9,7 +9,8 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type * as AST from "effect/SchemaAST"
 import { isUtf8 } from "node:buffer"
-import { InvalidRequest, PayloadTooLarge } from "../Http/Errors.js"
+import { InvalidRequest } from "../Domain/Errors.js"
+import { PayloadTooLarge } from "../Http/Errors.js"
 
 /** 10 MiB. */
 export const MAX_CSV_BYTES = 10 * 1024 * 1024

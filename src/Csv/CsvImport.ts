@@ -26,7 +26,7 @@
  */
 import { CsvError, Parser } from "csv-parse"
 import * as Effect from "effect/Effect"
-import { InvalidRequest } from "../Http/Errors.js"
+import { InvalidRequest } from "../Domain/Errors.js"
 import { MAX_CSV_ROWS } from "./CsvBody.js"
 import { restore } from "./Formula.js"
 import { RowErrors } from "./ImportReport.js"

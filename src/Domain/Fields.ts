@@ -23,6 +23,12 @@ export const Email = Schema.Trim.pipe(
 ).annotations({ identifier: "Email", description: "An email address; compared case-insensitively, stored as given." })
 
 /**
+ * The key an email is compared and stored under (a person's `email_key`, a user's sign-in key):
+ * trimmed and lower-cased.
+ */
+export const emailKeyOf = (email: string): string => email.trim().toLowerCase()
+
+/**
  * A member's sign-in email. A self-hosted instance may use single-label hosts, as the first-start
  * `admin@localhost` does, so the domain needs no dot.
  */
@@ -83,3 +89,10 @@ export const ExactNumber = Schema.Number.pipe(
 
 /** An optional string field that may also be sent as null (both leave or clear the value). */
 export const OptionalText = (max = 500) => optional(Schema.NullOr(Text(max)))
+
+/** An optional text as stored: absent, null and `""` all mean no value, stored as null. */
+export const blankToNull = <A extends string>(value: A | null | undefined): A | null =>
+  value === undefined || value === null || value === "" ? null : value
+
+/** A free text as stored: trimmed, and null when nothing is left. */
+export const trimToNull = (value: string | null | undefined): string | null => blankToNull(value?.trim())

@@ -30,7 +30,7 @@ export class EmailNotConfigured extends Schema.TaggedError<EmailNotConfigured>()
 
   /**
    * The answer, made by the handler itself: the API's error mapping passes on only the errors of
-   * Http/Errors.ts, so this one is answered before it gets there (with the same shape).
+   * Domain/Errors.ts and Http/Errors.ts, so this one is answered before it gets there (with the same shape).
    */
   static readonly response = (error: EmailNotConfigured) =>
     HttpServerResponse.unsafeJson({ message: error.message, code: "email_not_configured" }, { status: 409 })

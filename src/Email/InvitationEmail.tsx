@@ -8,6 +8,7 @@
  */
 import type { ComponentChildren } from "preact"
 import { renderToString } from "preact-render-to-string"
+import { trimToNull } from "../Domain/Fields.js"
 import { localTimeOf, onlineLinesOf, placeOf } from "../Calendar/Ics.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 
@@ -94,7 +95,7 @@ const factsOf = (input: InvitationInput): Facts => {
     when: localTimeOf(input.event),
     place: placeOf(input.event),
     online: onlineLinesOf(input.event),
-    about: about === null || about.trim() === "" ? null : about.trim()
+    about: trimToNull(about)
   }
 }
 

@@ -3,6 +3,7 @@
  * the derived `description` and `capacity`), `columnsOf` maps the fields of a create or patch to
  * the columns they set.
  */
+import { blankToNull } from "../Domain/Fields.js"
 import { parseJson } from "../Domain/Json.js"
 import type { CreateEvent, Event, RsvpQuestion, VirtualLocation } from "./Domain.js"
 import type { EventColumns, EventRow } from "./EventsRepo.js"
@@ -50,7 +51,6 @@ export const slugify = (name: string) =>
 export type EventInput = { readonly [K in keyof Omit<CreateEvent, "hostUserIds">]?: CreateEvent[K] | undefined }
 
 const orNull = <A>(value: A | null | undefined): A | null => (value === undefined ? null : value)
-const emptyToNull = (value: string | null | undefined) => (value === undefined || value === null || value === "" ? null : value)
 
 /** The columns an input sets, by API field; fields absent from the input are left out. */
 export const columnsOf = (input: EventInput): Record<string, Partial<EventColumns>> => {
@@ -63,33 +63,33 @@ export const columnsOf = (input: EventInput): Record<string, Partial<EventColumn
   set("timezone", (v) => ({ timezone: v! }))
   set("primarySlug", (v) => ({ slug: v }))
   set("isPublic", (v) => ({ is_public: v ? 1 : 0 }))
-  set("locationName", (v) => ({ location_name: emptyToNull(v) }))
-  set("locationAddress", (v) => ({ location_address: emptyToNull(v) }))
-  set("locationApartment", (v) => ({ location_apartment: emptyToNull(v) }))
-  set("locationCity", (v) => ({ location_city: emptyToNull(v) }))
-  set("locationState", (v) => ({ location_state: emptyToNull(v) }))
-  set("locationPostalCode", (v) => ({ location_postal_code: emptyToNull(v) }))
-  set("locationCountry", (v) => ({ location_country: emptyToNull(v) }))
-  set("locationPhoneNumber", (v) => ({ location_phone_number: emptyToNull(v) }))
-  set("locationWebsite", (v) => ({ location_website: emptyToNull(v) }))
+  set("locationName", (v) => ({ location_name: blankToNull(v) }))
+  set("locationAddress", (v) => ({ location_address: blankToNull(v) }))
+  set("locationApartment", (v) => ({ location_apartment: blankToNull(v) }))
+  set("locationCity", (v) => ({ location_city: blankToNull(v) }))
+  set("locationState", (v) => ({ location_state: blankToNull(v) }))
+  set("locationPostalCode", (v) => ({ location_postal_code: blankToNull(v) }))
+  set("locationCountry", (v) => ({ location_country: blankToNull(v) }))
+  set("locationPhoneNumber", (v) => ({ location_phone_number: blankToNull(v) }))
+  set("locationWebsite", (v) => ({ location_website: blankToNull(v) }))
   set("virtualLocations", (v) => ({
     virtual_locations: JSON.stringify((v ?? []).map((l): VirtualLocation => ({
-      url: emptyToNull(l.url),
-      password: emptyToNull(l.password),
-      phoneNumber: emptyToNull(l.phoneNumber),
-      sourceType: emptyToNull(l.sourceType)
+      url: blankToNull(l.url),
+      password: blankToNull(l.password),
+      phoneNumber: blankToNull(l.phoneNumber),
+      sourceType: blankToNull(l.sourceType)
     })))
   }))
   set("eventTags", (v) => ({ event_tags: JSON.stringify(v ?? []) }))
   set("images", (v) => ({ images: JSON.stringify((v ?? []).map((i) => ({ type: i.type, url: i.url }))) }))
   set("rsvpDescription", (v) => ({ rsvp_description: orNull(v) }))
   set("linkPreviewDescription", (v) => ({ link_preview_description: orNull(v) }))
-  set("featuredImage", (v) => ({ featured_image: emptyToNull(v) }))
+  set("featuredImage", (v) => ({ featured_image: blankToNull(v) }))
   set("capacityEnabled", (v) => ({ capacity_enabled: v ? 1 : 0 }))
   set("capacity", (v) => ({ capacity: orNull(v) }))
   set("ticketingEnabled", (v) => ({ ticketing_enabled: v ? 1 : 0 }))
   set("rsvpQuestions", (v) => ({
-    rsvp_questions: JSON.stringify((v ?? []).map((q): RsvpQuestion => ({ title: q.title, description: emptyToNull(q.description) })))
+    rsvp_questions: JSON.stringify((v ?? []).map((q): RsvpQuestion => ({ title: q.title, description: blankToNull(q.description) })))
   }))
   set("customColumns", (v) => ({ custom_columns: JSON.stringify(v ?? []) }))
   return fields

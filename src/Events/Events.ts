@@ -1,6 +1,5 @@
 /** Events (docs/integrators.md#events): create, read, list, partial update, hosts. */
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Changes } from "../Changes/Changes.js"
@@ -8,7 +7,7 @@ import { eventChange } from "../Changes/Domain.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
-import { Conflict, InvalidRequest, NotFound } from "../Http/Errors.js"
+import { Conflict, InvalidRequest, NotFound } from "../Domain/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { CALENDAR_FIELDS } from "../Calendar/Ics.js"
 import { Outbox } from "../Webhooks/Outbox.js"
@@ -105,7 +104,7 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
       readonly includePastEvents?: boolean | undefined
       readonly showOrganizationEvents?: boolean | undefined
     }) {
-      const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+      const now = yield* nowIso
       const rows = yield* repo.list({
         organizationId: caller.organizationId,
         hostUserId: params.showOrganizationEvents === true ? null : Option.getOrNull(caller.userId),
@@ -128,7 +127,7 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
     }) {
       const filter = {
         organizationId: caller.organizationId,
-        now: new Date(yield* Clock.currentTimeMillis).toISOString(),
+        now: yield* nowIso,
         past: params.when === "past",
         name: params.name.trim()
       }

@@ -3,6 +3,7 @@
  * attendance status really changed (for `EventPerson` notifications), and the summary of a whole
  * write that responses and the outbox are built from.
  */
+import { blankToNull } from "../Domain/Fields.js"
 import { emptyKeyed, parseKeyed } from "../Domain/Keyed.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import type { ColumnValue, Guest, GuestUpdate } from "./Domain.js"
@@ -41,7 +42,7 @@ export const columnChanges = (item: GuestUpdate, link: LinkRow): Record<string, 
   if (item.dietaryRestrictions !== undefined) {
     changes["dietary_restrictions"] = item.dietaryRestrictions === null ? null : JSON.stringify(item.dietaryRestrictions)
   }
-  if (item.rsvpNote !== undefined) changes["rsvp_note"] = item.rsvpNote === null || item.rsvpNote === "" ? null : item.rsvpNote
+  if (item.rsvpNote !== undefined) changes["rsvp_note"] = blankToNull(item.rsvpNote)
   if (item.customColumns !== undefined) {
     const merged = link.custom_columns === null ? emptyKeyed<ColumnValue>() : parseKeyed<ColumnValue>(link.custom_columns)
     for (const [title, value] of Object.entries(item.customColumns)) {

@@ -6,6 +6,8 @@ import { Payment, PaymentStatus } from "../Payments/Domain.js"
 
 export const RsvpStatus = Schema.Literal("Invited", "Accepted", "Declined", "Maybe", "Waitlisted")
 export type RsvpStatus = typeof RsvpStatus.Type
+/** Whether a stored status is one of the API's (the column has no CHECK constraint). */
+export const isRsvpStatus = Schema.is(RsvpStatus)
 
 export const AttendanceStatus = Schema.Literal("Attended", "No Show")
 export type AttendanceStatus = typeof AttendanceStatus.Type

@@ -14,17 +14,18 @@ import { type ChangeEntry, guestChange, personChange } from "../Changes/Domain.j
 import { DirectSql } from "../Db/Sqlite.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
+import { blankToNull, trimToNull } from "../Domain/Fields.js"
 import { nowIso } from "../Domain/Time.js"
 import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
-import { Forbidden, InvalidRequest, NotFound } from "../Http/Errors.js"
+import { Forbidden, InvalidRequest, NotFound } from "../Domain/Errors.js"
 import { guestPayments } from "../Payments/GuestPayments.js"
 import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
 import { PersonWrites } from "../Persons/PersonWrites.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { columnChanges, type GuestListChange, statusChange } from "./Changes.js"
-import type { GuestUpdate, NewGuest, QuestionResponse, RsvpStatus } from "./Domain.js"
+import { type GuestUpdate, isRsvpStatus, type NewGuest, type QuestionResponse, type RsvpStatus } from "./Domain.js"
 import { GuestNotifications } from "./GuestNotifications.js"
 import { GuestsCsv } from "./GuestsCsv.js"
 import { type GuestPageQuery, type GuestRow, GuestsRepo } from "./GuestsRepo.js"
@@ -152,9 +153,9 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         const filled = new Set<string>()
         const added: Array<ChangeEntry> = []
         for (const [i, item] of items.entries()) {
-          const phone = item.phoneNumber === undefined || item.phoneNumber === null || item.phoneNumber === "" ? null : item.phoneNumber
-          const company = item.company === undefined || item.company === "" ? null : item.company
-          const position = item.position === undefined || item.position === "" ? null : item.position
+          const phone = blankToNull(item.phoneNumber)
+          const company = blankToNull(item.company)
+          const position = blankToNull(item.position)
           let personId: number
           let publicId: string
           if (item.personId !== undefined) {
@@ -320,9 +321,9 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       const attendedByStatus: Record<RsvpStatus, number> = { Invited: 0, Accepted: 0, Declined: 0, Maybe: 0, Waitlisted: 0 }
       let attended = 0
       for (const row of rows) {
-        if (row.rsvp_status in byStatus) {
-          byStatus[row.rsvp_status as RsvpStatus] = row.n
-          attendedByStatus[row.rsvp_status as RsvpStatus] = row.attended
+        if (isRsvpStatus(row.rsvp_status)) {
+          byStatus[row.rsvp_status] = row.n
+          attendedByStatus[row.rsvp_status] = row.attended
         }
         attended += row.attended
       }
@@ -390,7 +391,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           rsvp_status: answer.rsvpStatus,
           rsvp_question_responses: JSON.stringify(answer.responses),
           dietary_restrictions: answer.dietaryRestrictions.length === 0 ? null : JSON.stringify(answer.dietaryRestrictions),
-          rsvp_note: answer.note.trim() === "" ? null : answer.note.trim()
+          rsvp_note: trimToNull(answer.note)
         }, at),
         repo.addHistory({ guestId, status: answer.rsvpStatus, actorType: "eventPerson", actorId: personId, actionType: "updated", at })
       )

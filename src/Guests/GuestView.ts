@@ -31,7 +31,7 @@ const consentOf = (row: GuestRow): Guest["smsConsent"] =>
   row.phone === null
     ? null
     : {
-      consent: (row.consent ?? "none") as "optedIn" | "optedOut" | "none",
+      consent: row.consent ?? "none",
       source: row.consent_source ?? "default"
     }
 
@@ -47,7 +47,7 @@ export const renderGuest = (row: GuestRow, options: RenderOptions): Guest => {
     rsvpStatus: row.rsvp_status,
     rsvpStatusHistory: historyOf(row).map((h) => ({ status: h.status, actorId: h.actorId, actorType: h.actorType, createdAt: h.createdAt })),
     dietaryRestrictions: row.dietary_restrictions === null ? null : JSON.parse(row.dietary_restrictions) as Array<string>,
-    attendanceStatus: row.attendance_status as Guest["attendanceStatus"],
+    attendanceStatus: row.attendance_status,
     rsvpQuestionResponses: JSON.parse(row.rsvp_question_responses) as Array<QuestionResponse>,
     rsvpNote: row.rsvp_note,
     customColumns: row.custom_columns === null ? null : JSON.parse(row.custom_columns) as Record<string, ColumnValue>,

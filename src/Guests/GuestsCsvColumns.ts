@@ -28,7 +28,6 @@ import type { RowErrors } from "../Csv/ImportReport.js"
 import { parseKeyed } from "../Domain/Keyed.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import type { GuestPaymentFields } from "../Payments/GuestPayments.js"
-import { emailKeyOf } from "../Persons/Keys.js"
 import {
   AttendanceStatus,
   type AttendanceStatus as Attendance,
@@ -39,6 +38,7 @@ import {
   RsvpStatus
 } from "./Domain.js"
 import type { ExportGuestRow } from "./GuestsRepo.js"
+import { blankToNull, emailKeyOf } from "../Domain/Fields.js"
 
 /** What separates the items of a list in a cell. */
 export const LIST_SEPARATOR = "; "
@@ -327,21 +327,20 @@ export const validateRow = (
   if (found.length > 0 || errors.has(row) || Either.isLeft(decoded)) return undefined
   const fields: ImportedRow = decoded.right
   if (fields.email === undefined) return undefined
-  const text = (value: string | null | undefined) => (value === undefined || value === null || value === "" ? null : value)
   const dietary = fields.dietaryRestrictions
   return {
     row,
     email: fields.email,
     emailKey: emailKeyOf(fields.email),
-    firstName: text(fields.firstName),
-    lastName: text(fields.lastName),
-    phone: text(fields.phoneNumber),
-    company: text(fields.company),
-    position: text(fields.position),
+    firstName: blankToNull(fields.firstName),
+    lastName: blankToNull(fields.lastName),
+    phone: blankToNull(fields.phoneNumber),
+    company: blankToNull(fields.company),
+    position: blankToNull(fields.position),
     rsvpStatus,
     attendanceStatus,
     dietaryRestrictions: dietary === undefined || dietary === null || dietary.length === 0 ? undefined : JSON.stringify(dietary),
-    rsvpNote: text(fields.rsvpNote) ?? undefined,
+    rsvpNote: blankToNull(fields.rsvpNote) ?? undefined,
     customColumns
   }
 }

@@ -7,10 +7,16 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { DirectSql } from "../Db/Sqlite.js"
+import { AttendanceStatus, SmsConsent } from "./Domain.js"
 import { likeContains } from "../Persons/Keys.js"
+import { emailKeyOf } from "../Domain/Fields.js"
 
 const text = Schema.NullOr(Schema.String)
 
+/**
+ * A guest as the list reads it. Columns with a CHECK constraint (migrations 0002 and 0003) have its
+ * values as their type: `attendance_status` and the phone's `consent`.
+ */
 export const GuestRow = Schema.Struct({
   gid: Schema.Number,
   person_id: Schema.Number,
@@ -21,13 +27,13 @@ export const GuestRow = Schema.Struct({
   company: text,
   position: text,
   rsvp_status: Schema.String,
-  attendance_status: text,
+  attendance_status: Schema.NullOr(AttendanceStatus),
   dietary_restrictions: text,
   rsvp_note: text,
   custom_columns: text,
   rsvp_question_responses: Schema.String,
   phone: text,
-  consent: text,
+  consent: Schema.NullOr(SmsConsent.fields.consent),
   consent_source: text,
   token: text,
   removed_at: text,
@@ -214,7 +220,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
           return sql`${base} AND g.person_id IN (SELECT x.id FROM persons x
               WHERE x.public_id IN (SELECT value FROM json_each(${JSON.stringify(filter.personIds)})))`
         case "Email":
-          return sql`${base} AND p.email_key = ${filter.email.trim().toLowerCase()}`
+          return sql`${base} AND p.email_key = ${emailKeyOf(filter.email)}`
         case "Name":
           return sql`${base} AND p.name_key LIKE ${likeContains(filter.name.trim())} ESCAPE '\\'`
       }

@@ -3,7 +3,7 @@
  * 50), `email` (exact) or `name` (substring), the limits of docs/integrators.md#searching-guests-and-rsvp-links.
  */
 import * as Either from "effect/Either"
-import { InvalidRequest, Issue } from "../Http/Errors.js"
+import { InvalidRequest, Issue } from "../Domain/Errors.js"
 import type { GuestFilter } from "./GuestsRepo.js"
 
 export interface SearchParams {

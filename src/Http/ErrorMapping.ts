@@ -26,15 +26,14 @@ import {
   CursorExpired,
   Forbidden,
   IdempotencyKeyReused,
-  Internal,
   InvalidRequest,
   invalidFromIssues,
   NotFound,
-  PayloadTooLarge,
   RateLimited,
   Unauthorized,
   Unavailable
-} from "./Errors.js"
+} from "../Domain/Errors.js"
+import { Internal, PayloadTooLarge } from "./Errors.js"
 
 export const MAX_BODY_BYTES = 1_048_576
 

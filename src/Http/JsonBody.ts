@@ -18,7 +18,8 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { decodeCsvBytes, refusedContentType } from "../Csv/CsvBody.js"
-import { InvalidRequest, PayloadTooLarge } from "./Errors.js"
+import { InvalidRequest } from "../Domain/Errors.js"
+import { PayloadTooLarge } from "./Errors.js"
 
 /** Deeper than any payload of the API (the deepest, a person's custom fields in a bulk update, is 4). */
 export const MAX_DEPTH = 32

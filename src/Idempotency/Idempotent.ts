@@ -9,7 +9,7 @@
  */
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as Schema from "effect/Schema"
-import { Conflict, IdempotencyKeyReused, InvalidRequest } from "../Http/Errors.js"
+import { Conflict, IdempotencyKeyReused, InvalidRequest } from "../Domain/Errors.js"
 
 export class Idempotent extends HttpApiMiddleware.Tag<Idempotent>()("Convene/Idempotent", {
   failure: Schema.Union(InvalidRequest.Wire, Conflict.Wire, IdempotencyKeyReused.Wire)

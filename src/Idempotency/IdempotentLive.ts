@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { createHash } from "node:crypto"
 import { CurrentCaller, CurrentSession } from "../Domain/Caller.js"
-import { Conflict, IdempotencyKeyReused, InvalidRequest } from "../Http/Errors.js"
+import { Conflict, IdempotencyKeyReused, InvalidRequest } from "../Domain/Errors.js"
 import { Idempotency, type StoredResponse } from "./Idempotency.js"
 import { Idempotent } from "./Idempotent.js"
 

@@ -21,11 +21,12 @@ import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { GuestLists } from "../Guests/GuestLists.js"
 import { GuestReads } from "../Guests/GuestReads.js"
-import { Conflict, InvalidRequest } from "../Http/Errors.js"
+import { Conflict, InvalidRequest } from "../Domain/Errors.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { type Invitation, MAX_RECIPIENTS, type SendInvitations } from "./Domain.js"
 import { type InvitationRow, EventInvitationsRepo, type RecipientRow } from "./InvitationsRepo.js"
+import { orDieOnStorage } from "../SqlErrors.js"
 
 /** Who gets invitations: named guests, or every guest with one of some RSVP statuses. */
 export type Audience =
@@ -154,7 +155,7 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
           })
         }
         return { queued: recipients.length }
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      }).pipe(sql.withTransaction, orDieOnStorage)
     })
 
     /**
@@ -164,7 +165,7 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
     const preview = Effect.fn("Invitations.preview")(function*(caller: Caller, eventId: string, audience: Audience, composition: Composition) {
       const event = yield* events.find(caller, eventId)
       const organizer = yield* organizerOf(caller)
-      const recipients = yield* recipientsOf(caller, event, audience).pipe(Effect.catchTag("SqlError", Effect.die))
+      const recipients = yield* recipientsOf(caller, event, audience).pipe(orDieOnStorage)
       const first = recipients[0]
       if (first === undefined || event.slug === null) return { recipients, sample: undefined }
       const token = (yield* guests.inviteTokens([first.gid]).pipe(Effect.orDie)).get(first.gid)

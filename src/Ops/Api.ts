@@ -3,7 +3,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { Unavailable } from "../Http/Errors.js"
+import { Unavailable } from "../Domain/Errors.js"
 
 const Status = Schema.Struct({ status: Schema.Literal("ok") })
 

@@ -16,7 +16,7 @@ import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import { statSync } from "node:fs"
 import { AppConfig } from "../Config/AppConfig.js"
-import { Unavailable } from "../Http/Errors.js"
+import { Unavailable } from "../Domain/Errors.js"
 
 const CHECK_EVERY = Duration.seconds(1)
 

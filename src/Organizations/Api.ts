@@ -9,7 +9,8 @@ import { AdminAccess, SessionAccess, SuperAdminAccess } from "../Auth/Access.js"
 import { optional, RequiredText, UserEmail } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
 import { Idempotent } from "../Idempotency/Idempotent.js"
-import { Conflict, Forbidden, NotFound, PayloadTooLarge } from "../Http/Errors.js"
+import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
+import { PayloadTooLarge } from "../Http/Errors.js"
 
 export const MemberJson = Schema.Struct({
   userId: Schema.String,

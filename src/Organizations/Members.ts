@@ -17,12 +17,12 @@ import { hashPassword } from "../Auth/Secrets.js"
 import { Ids } from "../Domain/Ids.js"
 import type { Role } from "../Domain/Role.js"
 import { nowIso } from "../Domain/Time.js"
-import { Conflict, InvalidRequest, NotFound } from "../Http/Errors.js"
-import { onUniqueViolation } from "../SqlErrors.js"
+import { Conflict, InvalidRequest, NotFound } from "../Domain/Errors.js"
+import { onUniqueViolation, orDieOnStorage } from "../SqlErrors.js"
 import { Invitations } from "./Invitations.js"
 import { MembersRepo, type OrganizationMemberRow } from "./MembersRepo.js"
-import { emailKey } from "./Organizations.js"
 import { type OrganizationRow, OrganizationsRepo, type UserRow } from "./OrganizationsRepo.js"
+import { emailKeyOf } from "../Domain/Fields.js"
 
 export interface NewMember {
   readonly email: string
@@ -89,7 +89,7 @@ export class Members extends Effect.Service<Members>()("Convene/Members", {
      */
     const prepare = (input: NewMember) =>
       Effect.gen(function*() {
-        const key = emailKey(input.email)
+        const key = emailKeyOf(input.email)
         const known = yield* users.userByEmail(key).pipe(Effect.orDie)
         const passwordHash = Option.isNone(known) && Option.isSome(input.password)
           ? Option.some(yield* hashPassword(input.password.value))
@@ -200,7 +200,7 @@ export class Members extends Effect.Service<Members>()("Convene/Members", {
           return yield* lastSuperAdmin
         }
         return yield* write(member.value)
-      }).pipe(sql.withTransaction, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+      }).pipe(sql.withTransaction, orDieOnStorage)
 
     const changeRole = Effect.fn("Members.changeRole")(function*(organizationId: number, userId: string, role: Role) {
       return yield* guarded(organizationId, userId, role === "Super Admin", (member) =>
@@ -240,7 +240,7 @@ export class Members extends Effect.Service<Members>()("Convene/Members", {
      */
     const setPassword = Effect.fn("Members.setPassword")(function*(email: string, password: Redacted.Redacted) {
       yield* passwordRule(password, "password")
-      const user = yield* users.userByEmail(emailKey(email)).pipe(Effect.orDie)
+      const user = yield* users.userByEmail(emailKeyOf(email)).pipe(Effect.orDie)
       if (Option.isNone(user)) return yield* new NotFound({ message: `No user has the email ${email.trim()}` })
       const accessTokensEnded = yield* replacePassword(user.value, password)
       return { email: user.value.email, userId: user.value.public_id, accessTokensEnded }

@@ -7,12 +7,10 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
-import { Conflict, InvalidRequest, NotFound } from "../Http/Errors.js"
+import { Conflict, InvalidRequest, NotFound } from "../Domain/Errors.js"
 import { API_TOKEN_PREFIX, hashToken } from "../Auth/Secrets.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { OrganizationsRepo } from "./OrganizationsRepo.js"
-
-export const emailKey = (email: string): string => email.trim().toLowerCase()
 
 export interface ApiTokenInfo {
   readonly tokenId: string

@@ -5,7 +5,8 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { AdminAccess } from "../Auth/Access.js"
 import { Idempotent } from "../Idempotency/Idempotent.js"
-import { NotFound, PayloadTooLarge } from "../Http/Errors.js"
+import { NotFound } from "../Domain/Errors.js"
+import { PayloadTooLarge } from "../Http/Errors.js"
 import { NewPurchase, NewRefund, PurchaseJson } from "./Domain.js"
 
 const PurchasePath = Schema.Struct({ id: Schema.String, purchaseId: Schema.String })

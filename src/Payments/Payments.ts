@@ -10,8 +10,8 @@ import { nowIso } from "../Domain/Time.js"
 import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { GuestReads } from "../Guests/GuestReads.js"
-import { InvalidRequest, NotFound } from "../Http/Errors.js"
-import { onUniqueViolation } from "../SqlErrors.js"
+import { InvalidRequest, NotFound } from "../Domain/Errors.js"
+import { onUniqueViolation, orDieOnStorage } from "../SqlErrors.js"
 import type { NewPurchase, NewRefund } from "./Domain.js"
 import { PaymentsRepo } from "./PaymentsRepo.js"
 
@@ -117,7 +117,7 @@ export class Payments extends Effect.Service<Payments>()("Convene/Payments", {
         yield* repo.dispute(purchase.id, at)
         // a second dispute of a purchase changes nobody's payment status
         if (purchase.disputed_at === null) yield* paidGuestsChanged(caller, event, yield* repo.holders(purchase.id, null))
-      }).pipe(sql.withTransaction, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+      }).pipe(sql.withTransaction, orDieOnStorage)
       return { success: true as const }
     })
 

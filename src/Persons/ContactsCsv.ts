@@ -24,15 +24,15 @@ import { DirectSql } from "../Db/Sqlite.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
-import { Conflict } from "../Http/Errors.js"
+import { Conflict } from "../Domain/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { CustomFields } from "./CustomFields.js"
 import { newValuesBatch } from "./CustomFieldsRepo.js"
 import { type Plan, planImport } from "./ImportPlan.js"
 import { exportColumns, importSpec, type RowInput, validateRow } from "./PersonsCsv.js"
-import { emailKeyOf } from "./Keys.js"
 import { filledPersonsBatch, firstPhonesBatch, type MatchRow, newPersonsBatch } from "./PersonBatches.js"
 import { PersonsRepo } from "./PersonsRepo.js"
+import { emailKeyOf } from "../Domain/Fields.js"
 
 /** Persons per batch of an export: a few statements per thousand, one batch's text in memory. */
 const EXPORT_BATCH = 1_000

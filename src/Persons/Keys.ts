@@ -1,9 +1,9 @@
 /**
- * How persons are found: the keys their email and name are stored under (`email_key`, unique among
- * an organization's active persons, and `name_key`), and the patterns a search matches them with.
+ * How persons are found: the key their name is stored under (`name_key`; the email's, `email_key`,
+ * unique among an organization's active persons, is `emailKeyOf` of Domain/Fields.ts), and the
+ * patterns a search matches them with.
  */
 
-export const emailKeyOf = (email: string) => email.trim().toLowerCase()
 export const nameKeyOf = (firstName: string, lastName: string) => `${firstName} ${lastName}`.toLowerCase()
 
 /** `%`, `_` and `\` match themselves in a LIKE pattern. */

@@ -3,7 +3,8 @@
  * serialized ahead of their transaction as the JSON arrays `json_each` reads: the transaction then
  * spends its time in SQLite, not in building its parameters. `PersonWrites` runs them.
  */
-import { emailKeyOf, nameKeyOf } from "./Keys.js"
+import { nameKeyOf } from "./Keys.js"
+import { emailKeyOf } from "../Domain/Fields.js"
 
 /**
  * An active person an import matched by email, with what filling its blank fields needs to know:

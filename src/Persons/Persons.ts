@@ -8,15 +8,16 @@ import { personChange } from "../Changes/Domain.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
-import { Conflict, fromParseError, InvalidRequest, Issue, NotFound } from "../Http/Errors.js"
+import { Conflict, fromParseError, InvalidRequest, Issue, NotFound } from "../Domain/Errors.js"
 import { GuestReads } from "../Guests/GuestReads.js"
-import { onUniqueViolation } from "../SqlErrors.js"
+import { onUniqueViolation, orDieOnStorage } from "../SqlErrors.js"
 import { ContactsCsv } from "./ContactsCsv.js"
 import { CustomFields, render, resolveChanges } from "./CustomFields.js"
-import { type CreatePerson, MAX_IDS, type PersonDetail, type SmsConsentValue, UpdatePerson } from "./Domain.js"
-import { emailKeyOf, nameKeyOf } from "./Keys.js"
+import { type CreatePerson, MAX_IDS, type PersonDetail, UpdatePerson } from "./Domain.js"
+import { nameKeyOf } from "./Keys.js"
 import { type PersonRow, PersonsRepo, profileColumns } from "./PersonsRepo.js"
 import { toPerson } from "./PersonView.js"
+import { blankToNull, emailKeyOf } from "../Domain/Fields.js"
 
 export interface SearchParams {
   readonly query?: string | undefined
@@ -38,8 +39,8 @@ const emailTaken = (email: string) => new Conflict({ message: `An active person 
 const notFound = (id: string) => new NotFound({ message: `Person ${id} not found` })
 const decodeUpdate = Schema.decodeUnknown(UpdatePerson, { errors: "all", onExcessProperty: "ignore" })
 
-/** `""` and null both clear an optional profile field. */
-const blankToNull = (value: string | null | undefined) => (value === undefined ? undefined : value === "" ? null : value)
+/** A change to an optional profile field: absent leaves it, `""` and null both clear it. */
+const clearedOrSet = (value: string | null | undefined) => (value === undefined ? undefined : blankToNull(value))
 
 export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
   effect: Effect.gen(function*() {
@@ -147,15 +148,14 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
       Effect.map(
         repo.consentOf(caller.organizationId, number).pipe(Effect.orDie),
         Option.match({
-          onNone: () => ({ consent: "none" as SmsConsentValue, source: "default" }),
-          onSome: (row) => ({ consent: row.consent as SmsConsentValue, source: row.source })
+          onNone: () => ({ consent: "none" as const, source: "default" }),
+          onSome: (row) => ({ consent: row.consent, source: row.source })
         })
       )
 
     const create = Effect.fn("Persons.create")(function*(caller: Caller, input: CreatePerson) {
       const publicId = yield* ids.uuid
       const createdAt = yield* nowIso
-      const text = (value: string | null | undefined) => (value === undefined || value === null || value === "" ? null : value)
       yield* Effect.gen(function*() {
         const id = yield* repo.insert({
           publicId,
@@ -163,20 +163,20 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
           firstName: input.firstName,
           lastName: input.lastName,
           email: input.email,
-          company: text(input.company),
-          position: text(input.position),
-          birthday: text(input.birthday),
-          address: text(input.address),
-          apartment: text(input.apartment),
-          city: text(input.city),
-          state: text(input.state),
-          country: text(input.country),
-          postalCode: text(input.postalCode),
-          contextNote: text(input.contextNote),
-          profilePicture: text(input.profilePicture),
+          company: blankToNull(input.company),
+          position: blankToNull(input.position),
+          birthday: blankToNull(input.birthday),
+          address: blankToNull(input.address),
+          apartment: blankToNull(input.apartment),
+          city: blankToNull(input.city),
+          state: blankToNull(input.state),
+          country: blankToNull(input.country),
+          postalCode: blankToNull(input.postalCode),
+          contextNote: blankToNull(input.contextNote),
+          profilePicture: blankToNull(input.profilePicture),
           createdAt
         })
-        const phone = text(input.phone)
+        const phone = blankToNull(input.phone)
         if (phone !== null) yield* repo.setPreferredPhone(id, phone, createdAt)
         yield* changeFeed.record(caller.organizationId, [personChange("created", publicId)])
       }).pipe(sql.withTransaction, onUniqueViolation(() => emailTaken(input.email)))
@@ -220,7 +220,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
         const person = yield* find(caller, id)
         const columns: Record<string, string | null> = {}
         for (const [field, column] of Object.entries(profileColumns)) {
-          const value = blankToNull(input[field as keyof typeof profileColumns])
+          const value = clearedOrSet(input[field as keyof typeof profileColumns])
           if (value !== undefined) columns[column] = value
         }
         if (input.firstName !== undefined || input.lastName !== undefined) {
@@ -231,7 +231,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
           columns["email_key"] = emailKeyOf(input.email)
         }
         yield* repo.update(person.id, columns, at)
-        const phone = blankToNull(input.phoneNumber)
+        const phone = clearedOrSet(input.phoneNumber)
         if (phone !== undefined && phone !== null) yield* repo.setPreferredPhone(person.id, phone, at)
         if (input.smsConsent !== undefined) {
           const number = phone ?? person.phone
@@ -292,7 +292,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
         if (person.archived_at !== null) return
         yield* repo.setArchived(person.id, at, at)
         yield* changeFeed.record(caller.organizationId, [personChange("archived", person.public_id)])
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      }).pipe(sql.withTransaction, orDieOnStorage)
       return { success: true } as const
     })
 

@@ -18,10 +18,9 @@ import type { ExportColumn } from "../Csv/CsvExport.js"
 import type { CsvHeader, CsvRow, HeaderSpec, ImportColumn } from "../Csv/CsvImport.js"
 import { normalizeHeader } from "../Csv/CsvImport.js"
 import { RowErrors } from "../Csv/ImportReport.js"
-import { optional } from "../Domain/Fields.js"
+import { blankToNull, emailKeyOf, optional } from "../Domain/Fields.js"
 import { type Definitions, type FieldChange, type FieldDef, resolveChanges } from "./CustomFields.js"
 import { CreatePerson } from "./Domain.js"
-import { emailKeyOf } from "./Keys.js"
 import { importedColumns } from "./PersonBatches.js"
 import { type ExportRow, profileColumns } from "./PersonsRepo.js"
 
@@ -260,7 +259,7 @@ export const validateRow = (
     email: person.email,
     emailKey: emailKeyOf(person.email),
     values,
-    phone: person.phone === undefined || person.phone === null || person.phone === "" ? null : person.phone,
+    phone: blankToNull(person.phone),
     custom: changes
   }
 }

@@ -7,8 +7,10 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { DirectSql } from "../Db/Sqlite.js"
-import { emailKeyOf, ftsPhrase, likeContains, nameKeyOf, TRIGRAM } from "./Keys.js"
+import { ftsPhrase, likeContains, nameKeyOf, TRIGRAM } from "./Keys.js"
 import { type FilledPerson, type FirstPhone, type ImportedPerson, importedColumns, type MatchRow, type RowBatch } from "./PersonBatches.js"
+import { emailKeyOf } from "../Domain/Fields.js"
+import type { SmsConsentValue } from "./Domain.js"
 
 export const PersonRow = Schema.Struct({
   id: Schema.Number,
@@ -160,10 +162,10 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       many(sql`${select} ${browseClause(r)} ORDER BY p.id LIMIT ${r.limit} OFFSET ${r.skip}`)
     const countBrowse = (r: BrowseRequest) => count(sql`SELECT count(*) AS total FROM persons p ${browseClause(r)}`)
 
-    /** The SMS consent recorded for a phone number of the organization, if any. */
+    /** The SMS consent recorded for a phone number of the organization, if any (`consent` has a CHECK of these values). */
     const consentOf = (organizationId: number, number: string) =>
       Effect.map(
-        direct.first<{ readonly consent: string; readonly source: string }>(
+        direct.first<{ readonly consent: SmsConsentValue; readonly source: string }>(
           sql`SELECT consent, source FROM sms_consents WHERE organization_id = ${organizationId} AND number = ${number}`
         ),
         Option.fromNullable

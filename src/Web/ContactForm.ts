@@ -13,9 +13,10 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { type Conflict, fromParseError, InvalidRequest, Issue } from "../Http/Errors.js"
+import { type Conflict, fromParseError, InvalidRequest, Issue } from "../Domain/Errors.js"
 import { CreatePerson, type CustomFieldDefinition, type PersonDetail, type SmsConsentValue, UpdatePerson } from "../Persons/Domain.js"
 import type { Form } from "./Web.js"
+import { blankToNull } from "../Domain/Fields.js"
 
 /** The fields of `POST /person`, in the form's order (`phone` is `phoneNumber` in an update). */
 export const PROFILE_FIELDS = [
@@ -255,7 +256,7 @@ export const toUpdate = (
       for (const id of ids) multiselect.push({ fieldId: definition.fieldId, value: id })
     } else {
       const text = typeof now === "string" ? now : ""
-      customFields.push({ fieldId: definition.fieldId, value: text === "" ? null : text })
+      customFields.push({ fieldId: definition.fieldId, value: blankToNull(text) })
     }
   }
   if (customFields.length > 0) body["customFields"] = customFields

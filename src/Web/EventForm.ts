@@ -13,7 +13,8 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { CreateEvent, type Event, UpdateEvent } from "../Events/Domain.js"
 import { slugify } from "../Events/EventMapping.js"
-import { type Conflict, fromParseError, InvalidRequest, Issue } from "../Http/Errors.js"
+import { type Conflict, fromParseError, InvalidRequest, Issue } from "../Domain/Errors.js"
+import { blankToNull } from "../Domain/Fields.js"
 import { isoToWallTime, wallTimeToIso } from "./Format.js"
 import type { Form } from "./Web.js"
 
@@ -198,7 +199,6 @@ export const valuesOf = (event: Event): EventFormValues => ({
   hostUserIds: event.hostUserIds
 })
 
-const orNull = (value: string) => (value === "" ? null : value)
 
 /**
  * The API fields the values set, as a JSON body would carry them (empty text is null), with the
@@ -226,22 +226,22 @@ const apiFields = (values: EventFormValues) => {
     primaryDate,
     timezone: values.timezone,
     isPublic: values.isPublic,
-    ...Object.fromEntries(LOCATION_FIELDS.map((f) => [f, orNull(values[f])])),
+    ...Object.fromEntries(LOCATION_FIELDS.map((f) => [f, blankToNull(values[f])])),
     virtualLocations: values.virtualLocations.map((l) => ({
-      url: orNull(l.url),
-      password: orNull(l.password),
-      phoneNumber: orNull(l.phoneNumber),
-      sourceType: orNull(l.sourceType)
+      url: blankToNull(l.url),
+      password: blankToNull(l.password),
+      phoneNumber: blankToNull(l.phoneNumber),
+      sourceType: blankToNull(l.sourceType)
     })),
     eventTags: lines(values.eventTags),
     images: values.images,
-    rsvpDescription: orNull(values.rsvpDescription),
-    linkPreviewDescription: orNull(values.linkPreviewDescription),
-    featuredImage: orNull(values.featuredImage),
+    rsvpDescription: blankToNull(values.rsvpDescription),
+    linkPreviewDescription: blankToNull(values.linkPreviewDescription),
+    featuredImage: blankToNull(values.featuredImage),
     capacityEnabled: values.capacityEnabled,
     capacity,
     ticketingEnabled: values.ticketingEnabled,
-    rsvpQuestions: values.rsvpQuestions.map((q) => ({ title: q.title, description: orNull(q.description) })),
+    rsvpQuestions: values.rsvpQuestions.map((q) => ({ title: q.title, description: blankToNull(q.description) })),
     customColumns: lines(values.customColumns),
     hostUserIds: values.hostUserIds
   }

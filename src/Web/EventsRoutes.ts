@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import type { Event } from "../Events/Domain.js"
 import { Events } from "../Events/Events.js"
 import { GuestLists } from "../Guests/GuestLists.js"
-import type { Conflict, InvalidRequest } from "../Http/Errors.js"
+import type { Conflict, InvalidRequest } from "../Domain/Errors.js"
 import { Members } from "../Organizations/Members.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import {

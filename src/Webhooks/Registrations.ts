@@ -8,10 +8,10 @@ import { AppConfig } from "../Config/AppConfig.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
-import { Conflict, InvalidRequest, NotFound } from "../Http/Errors.js"
+import { Conflict, InvalidRequest, NotFound } from "../Domain/Errors.js"
 import { OutboxRepo } from "../Outbox/OutboxRepo.js"
 import { OutboxWakeups } from "../Outbox/Wakeups.js"
-import { onUniqueViolation } from "../SqlErrors.js"
+import { onUniqueViolation, orDieOnStorage } from "../SqlErrors.js"
 import { refusalOf } from "./Destinations.js"
 import { type Delivery, type Registration, TEST_MESSAGE_PREFIX } from "./Domain.js"
 import { Outbox } from "./Outbox.js"
@@ -36,9 +36,9 @@ export interface RegistrationSummary {
 const deliveryView = (row: DeliveryListRow): Delivery => ({
   deliveryId: row.public_id,
   webhookId: row.message_id,
-  type: row.type as Delivery["type"],
+  type: row.type,
   webhook: row.url,
-  status: row.status as Delivery["status"],
+  status: row.status,
   attempts: row.attempts,
   lastStatusCode: row.last_status_code,
   lastError: row.last_error,
@@ -95,7 +95,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
         if (Option.isNone(existing)) return yield* new NotFound({ message: "No such webhook registration" })
         yield* softDelete(existing.value.id, at)
         return { success: true as const }
-      }).pipe(sql.withTransaction, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+      }).pipe(sql.withTransaction, orDieOnStorage)
     })
 
     /** An organization's registrations, oldest first, for the operator (admin CLI) and the dashboard. */
@@ -104,7 +104,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
       return rows.map((row): RegistrationSummary => ({
         id: row.public_id,
         url: row.url,
-        type: row.type as Registration["type"],
+        type: row.type,
         createdAt: row.created_at,
         state: row.disabled_at === null ? "active" : "disabled",
         pending: row.pending,
@@ -123,7 +123,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
         const found = yield* repo.byRegistrationId({ organizationId, publicId: registrationId })
         if (Option.isNone(found)) return yield* new NotFound({ message: `Webhook registration ${registrationId} not found` })
         return yield* use(found.value.id, at)
-      }).pipe(sql.withTransaction, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+      }).pipe(sql.withTransaction, orDieOnStorage)
 
     /**
      * The operator's way out of a stuck registration (admin CLI): disabling stops deliveries to it
@@ -184,7 +184,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
         const body = sampleOf(input.type, webhooks.payloadVariant)
         const deliveryId = yield* outbox.enqueueTest(caller.organizationId, found.value.id, input.type, body)
         return { success: true as const, deliveryId }
-      }).pipe(sql.withTransaction, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+      }).pipe(sql.withTransaction, orDieOnStorage)
     })
 
     /** One delivery of the caller's organization, as the log shows it; another's is unknown. */

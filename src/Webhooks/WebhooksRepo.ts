@@ -10,12 +10,13 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { DirectSql } from "../Db/Sqlite.js"
+import { DeliveryStatus, WebhookType } from "./Domain.js"
 
 export const RegistrationRow = Schema.Struct({
   id: Schema.Number,
   public_id: Schema.String,
   url: Schema.String,
-  type: Schema.String,
+  type: WebhookType,
   secret: Schema.String,
   disabled_at: Schema.NullOr(Schema.String),
   deleted_at: Schema.NullOr(Schema.String)
@@ -64,9 +65,9 @@ const MESSAGE_STATEMENTS = new Map(MESSAGE_ROWS.map((rows) => [rows, messagesSta
 export const DeliveryListRow = Schema.Struct({
   public_id: Schema.String,
   message_id: Schema.String,
-  type: Schema.String,
+  type: WebhookType,
   url: Schema.String,
-  status: Schema.String,
+  status: DeliveryStatus,
   attempts: Schema.Number,
   last_status_code: Schema.NullOr(Schema.Number),
   last_error: Schema.NullOr(Schema.String),
@@ -82,7 +83,7 @@ export type DeliveryListRow = typeof DeliveryListRow.Type
 export const RegistrationSummaryRow = Schema.Struct({
   public_id: Schema.String,
   url: Schema.String,
-  type: Schema.String,
+  type: WebhookType,
   created_at: Schema.String,
   disabled_at: Schema.NullOr(Schema.String),
   pending: Schema.Number,
@@ -96,7 +97,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
     const direct = yield* DirectSql
 
     const active = SqlSchema.findOne({
-      Request: Schema.Struct({ organizationId: Schema.Number, url: Schema.String, type: Schema.String }),
+      Request: Schema.Struct({ organizationId: Schema.Number, url: Schema.String, type: WebhookType }),
       Result: RegistrationRow,
       execute: ({ organizationId, type, url }) =>
         sql`SELECT id, public_id, url, type, secret, disabled_at, deleted_at FROM webhooks
@@ -126,7 +127,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
         Effect.map((rows) => Number(rows[0]!["n"]))
       )
 
-    const insert = (row: { publicId: string; organizationId: number; url: string; type: string; secret: string; at: string }) =>
+    const insert = (row: { publicId: string; organizationId: number; url: string; type: WebhookType; secret: string; at: string }) =>
       sql`INSERT INTO webhooks (public_id, organization_id, url, type, secret, created_at)
           VALUES (${row.publicId}, ${row.organizationId}, ${row.url}, ${row.type}, ${row.secret}, ${row.at})`
 
@@ -138,7 +139,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
     const softDelete = (id: number, at: string) => sql`UPDATE webhooks SET deleted_at = ${at} WHERE id = ${id}`
 
     /** The registrations a new notification fans out to: those existing (and enabled) right now. */
-    const subscribers = (organizationId: number, type: string) =>
+    const subscribers = (organizationId: number, type: WebhookType) =>
       Effect.map(
         direct.rows<{ id: number }>(
           sql`SELECT id FROM webhooks
@@ -151,7 +152,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
      * Messages of one type, their bodies serialized already, in a few set-based statements (one per
      * 64 messages, bodies bound as parameters). Runs in the caller's transaction.
      */
-    const insertMessages = (organizationId: number, type: string, at: string, messages: ReadonlyArray<NewMessage>) =>
+    const insertMessages = (organizationId: number, type: WebhookType, at: string, messages: ReadonlyArray<NewMessage>) =>
       Effect.gen(function*() {
         for (let start = 0; start < messages.length;) {
           const rows = MESSAGE_ROWS.find((n) => n >= messages.length - start) ?? MOST_MESSAGE_ROWS
@@ -166,7 +167,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       })
 
     /** A large message, its body to come in parts (`insertPart`, then `endParts`); answers its row id. */
-    const insertPartedMessage = (row: { publicId: string; organizationId: number; type: string; at: string }) =>
+    const insertPartedMessage = (row: { publicId: string; organizationId: number; type: WebhookType; at: string }) =>
       direct.run(sql`INSERT INTO webhook_messages (public_id, organization_id, type, payload, payload_bytes, created_at)
           VALUES (${row.publicId}, ${row.organizationId}, ${row.type}, '', 0, ${row.at})`)
 
@@ -206,7 +207,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
     const list = SqlSchema.findAll({
       Request: Schema.Struct({
         organizationId: Schema.Number,
-        status: Schema.NullOr(Schema.String),
+        status: Schema.NullOr(DeliveryStatus),
         limit: Schema.Number,
         skip: Schema.Number
       }),
@@ -228,7 +229,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
             WHERE d.organization_id = ${organizationId} AND d.channel = 'webhook' AND d.public_id = ${publicId}`
     })
 
-    const count = (organizationId: number, status: string | null) =>
+    const count = (organizationId: number, status: typeof DeliveryStatus.Type | null) =>
       sql`SELECT count(*) AS n FROM outbox_deliveries
           WHERE organization_id = ${organizationId} AND channel = 'webhook' ${status === null ? sql.literal("") : sql`AND status = ${status}`}`.pipe(
         Effect.map((rows) => Number(rows[0]!["n"]))
