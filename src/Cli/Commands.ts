@@ -15,6 +15,7 @@ import { Organizations } from "../Organizations/Organizations.js"
 import { backup } from "./Backup.js"
 import { contacts } from "./Contacts.js"
 import { demo } from "./Demo.js"
+import { migrateToPostgres } from "./MigrateToPostgres.js"
 import { webhook } from "./Webhooks.js"
 
 const org = Options.text("org").pipe(Options.withDescription("The organization's slug"))
@@ -158,6 +159,7 @@ export const commands = Command.make("convene").pipe(
     webhook,
     contacts,
     backup,
+    migrateToPostgres,
     demo
   ])
 )
