@@ -280,13 +280,19 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
         Option.fromNullable
       )
 
-    /** The active links of the given persons (by public id) on an event. */
+    /**
+     * The active links of the given persons (by public id) on an event. Found from the persons:
+     * each named person by its public id, then its guest link by the (event, person) key, so the
+     * cost follows the number of persons named, not the length of the list (walking the list's
+     * index instead cost 20 ms for one guest of a 100,000-guest list).
+     */
     const activeLinks = (eventId: number, organizationId: number, personPublicIds: ReadonlyArray<string>) =>
       sql`SELECT g.id, g.person_id, g.rsvp_status, g.attendance_status, g.dietary_restrictions, g.rsvp_note,
             g.custom_columns, g.removed_at, p.public_id
-          FROM persons p JOIN event_guests g ON g.person_id = p.id AND g.event_id = ${eventId} AND g.removed_at IS NULL
-          WHERE p.organization_id = ${organizationId}
-            AND p.public_id IN (SELECT value FROM json_each(${JSON.stringify(personPublicIds)}))`.pipe(
+          FROM event_guests g JOIN persons p ON p.id = g.person_id
+          WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND p.organization_id = ${organizationId}
+            AND g.person_id IN (SELECT x.id FROM persons x
+              WHERE x.public_id IN (SELECT value FROM json_each(${JSON.stringify(personPublicIds)})))`.pipe(
         (statement) => direct.rows<LinkRow & { readonly public_id: string }>(statement),
         Effect.map((rows) => new Map(rows.map((r) => [r.public_id, r])))
       )

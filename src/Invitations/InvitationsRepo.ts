@@ -41,10 +41,13 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
     /** The guests of the list among these persons (by public id, of the organization), in list order. */
     const guestsByPersonIds = (eventId: number, organizationId: number, personIds: ReadonlyArray<string>) =>
       direct.rows<RecipientRow>(
+        // from the named persons to their links by the (event, person) key: the cost follows the
+        // persons named, not the length of the list
         sql`SELECT ${recipientColumns}
-            FROM persons p JOIN event_guests g ON g.person_id = p.id AND g.event_id = ${eventId} AND g.removed_at IS NULL
-            WHERE p.organization_id = ${organizationId}
-              AND p.public_id IN (SELECT value FROM json_each(${JSON.stringify(personIds)}))
+            FROM event_guests g JOIN persons p ON p.id = g.person_id
+            WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND p.organization_id = ${organizationId}
+              AND g.person_id IN (SELECT x.id FROM persons x
+                WHERE x.public_id IN (SELECT value FROM json_each(${JSON.stringify(personIds)})))
             ORDER BY g.id`
       )
 
