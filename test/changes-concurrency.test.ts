@@ -15,7 +15,7 @@ import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { cli } from "./support/Cli.js"
-import { createEvent, createPerson, expectStatus, uniqueEmail } from "./support/Fixtures.js"
+import { answerRsvp, createEvent, createPerson, expectStatus, uniqueEmail } from "./support/Fixtures.js"
 import { TestServer, testServer, type TestServerShape } from "./support/TestServer.js"
 
 type Entry = string
@@ -118,19 +118,8 @@ const rsvpWriter = (server: TestServerShape, eventId: string, links: ReadonlyArr
     const last = new Map<string, string>()
     for (const n of answers) {
       const { link, personId } = links[n % links.length]!
-      const { pathname, search } = new URL(link)
-      const page = yield* Effect.promise(() => fetch(server.url + pathname + search))
-      const cookie = page.headers.get("set-cookie")!.split(";")[0]!
-      const csrf = /name="csrf" value="([^"]+)"/.exec(yield* Effect.promise(() => page.text()))![1]!
       const rsvpStatus = last.get(personId) === "Accepted" ? "Declined" : "Accepted"
-      const answered = yield* Effect.promise(() =>
-        fetch(server.url + pathname + search, {
-          method: "POST",
-          redirect: "manual",
-          headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: "https://convene.test" },
-          body: `rsvpStatus=${rsvpStatus}&csrf=${csrf}`
-        })
-      )
+      const answered = yield* answerRsvp(server.url, link, rsvpStatus)
       expect(answered.status).toBe(303)
       last.set(personId, rsvpStatus)
       made.push(entry("guest", "updated", personId, eventId))

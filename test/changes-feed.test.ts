@@ -8,7 +8,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from "./support/TestServer.js"
-import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
+import { answerRsvp, createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { TestServer, testServer, type TestServerShape } from "./support/TestServer.js"
 
 interface Change {
@@ -203,18 +203,7 @@ layer(testServer(), { excludeTestServices: true })("change feed", (it) => {
         expectStatus(yield* server.request("POST", `/event/${event.eventId}/guestlist`, { body: { guests: [{ personId }] } }), 200)
         const link = (yield* server.request("GET", `/event/${event.eventId}/guestlist/search?personIds=${personId}&generateRsvpLinks=true`))
           .body.guests[0].rsvpLink as string
-        const { pathname, search } = new URL(link)
-        const page = yield* Effect.promise(() => fetch(server.url + pathname + search))
-        const cookie = page.headers.get("set-cookie")!.split(";")[0]!
-        const csrf = /name="csrf" value="([^"]+)"/.exec(yield* Effect.promise(() => page.text()))![1]!
-        const answered = yield* Effect.promise(() =>
-          fetch(server.url + pathname + search, {
-            method: "POST",
-            redirect: "manual",
-            headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: "https://convene.test" },
-            body: `rsvpStatus=Accepted&csrf=${csrf}`
-          })
-        )
+        const answered = yield* answerRsvp(server.url, link, "Accepted")
         expect(answered.status).toBe(303)
         const page2 = expectStatus(yield* server.request("GET", `/changes?after=${start}`, { token: null, headers: viewer.headers }), 200).body
         expect((page2.changes as Array<Change>).map(what)).toEqual([

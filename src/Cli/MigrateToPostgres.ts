@@ -81,8 +81,6 @@ const canonical = (value: unknown): string =>
     ? "\u0000"
     : value instanceof Uint8Array
     ? `x${Buffer.from(value).toString("hex")}`
-    : typeof value === "number" && Number.isInteger(value)
-    ? String(value)
     : String(value)
 
 /** Adds a row's digest to an order-independent sum (the first 8 bytes of its SHA-256, mod 2^64). */
@@ -135,10 +133,9 @@ export const migrateToPostgres = Command.make(
         }
       }
       yield* PgMigrator.run({ loader: PgMigrator.fromFileSystem(path.join(migrationsDirectory, "pg")) }).pipe(Effect.provide(context))
-      const identities = new Set(
-        (yield* pg<{ table_name: string }>`SELECT table_name FROM information_schema.columns
-          WHERE table_schema = current_schema() AND is_identity = 'YES'`).map((r) => r.table_name)
-      )
+      const identityColumns = yield* pg<{ table_name: string; column_name: string }>`SELECT table_name, column_name
+        FROM information_schema.columns WHERE table_schema = current_schema() AND is_identity = 'YES'`
+      const identities = new Set(identityColumns.map((r) => r.table_name))
 
       // 3. the copy, in one transaction
       const copied = new Map<string, number>()
@@ -171,9 +168,7 @@ export const migrateToPostgres = Command.make(
         }
         yield* pg`ALTER TABLE event_guests ENABLE TRIGGER USER`
         // identity sequences continue after the highest id copied
-        const sequences = yield* pg<{ table_name: string; column_name: string }>`SELECT table_name, column_name
-          FROM information_schema.columns WHERE table_schema = current_schema() AND is_identity = 'YES'`
-        for (const { column_name, table_name } of sequences) {
+        for (const { column_name, table_name } of identityColumns) {
           yield* pg.unsafe(
             `SELECT setval(pg_get_serial_sequence($1, $2), coalesce((SELECT max(${quote(column_name)}) FROM ${quote(table_name)}), 1),
               (SELECT max(${quote(column_name)}) FROM ${quote(table_name)}) IS NOT NULL)`,

@@ -51,3 +51,22 @@ export const createEvent = (server: Pick<TestServerShape, "request">, fields: Re
     }),
     (reply) => expectStatus(reply, 200).body as Record<string, any>
   )
+
+/**
+ * A guest answers on their RSVP page as a browser would: the page (its CSRF cookie and field), then
+ * the form posted from the test server's public origin. Answers the POST's response (303 when saved).
+ */
+export const answerRsvp = (serverUrl: string, rsvpLink: string, rsvpStatus: string) =>
+  Effect.promise(async () => {
+    const { pathname, search } = new URL(rsvpLink)
+    const page = await fetch(serverUrl + pathname + search)
+    const cookie = page.headers.get("set-cookie")!.split(";")[0]!
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!
+    return fetch(serverUrl + pathname + search, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: "https://convene.test" },
+      body: `rsvpStatus=${rsvpStatus}&csrf=${csrf}`
+    })
+  })
+

@@ -17,7 +17,7 @@ import type * as SqlError from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
+import { freePort } from "./Ports.js"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -49,16 +49,6 @@ const postgresUser = () => {
 /** The command line that runs `program` as the postgres user when this process is root. */
 const asPostgres = (program: string, args: ReadonlyArray<string>): [string, Array<string>] =>
   isRoot ? ["runuser", ["-u", "postgres", "--", program, ...args]] : [program, [...args]]
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 const initdb = (dataDirectory: string) =>
   Effect.async<void, Error>((resume) => {

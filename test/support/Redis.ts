@@ -10,7 +10,7 @@
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
+import { freePort } from "./Ports.js"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -21,16 +21,6 @@ if (!redisAvailable) {
   if (process.env["CONVENE_CI"] === "1") throw new Error("redis-server is not installed: CI must run the Redis tests (apt-get install redis-server)")
   console.warn("redis-server is not installed: the shared rate-limit tests are skipped (apt-get install redis-server)")
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 export interface RedisServer {
   readonly url: string
