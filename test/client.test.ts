@@ -432,6 +432,11 @@ layer(testServer(), { excludeTestServices: true })("the mirror example", (it) =>
       ))
 
       yield* Fiber.join(writers)
+      // one removal and one archive after the random load, so the final state surely holds both and
+      // the mirror must apply them live: a seeded guest it loaded, and a seeded person
+      const removal = yield* server.request("DELETE", `/event/${events[0]}/guestlist`, { token, body: { guests: [{ personId: seeded[0] }] } })
+      expect([200, 400]).toContain(removal.status)
+      expect([200, 204]).toContain((yield* server.request("DELETE", `/person/${seeded[1]}`, { token })).status)
       const ended = Date.now()
       // the mirror caught up with a page asked for after the last write
       const deadline = Date.now() + 20_000
