@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // on PostgreSQL when CONVENE_TEST_ENGINE=postgres (test/support/engine-setup.ts)
+    globalSetup: ["test/support/engine-setup.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 60_000,

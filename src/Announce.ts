@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { AppConfig } from "./Config/AppConfig.js"
+import { AppConfig, databaseLabel } from "./Config/AppConfig.js"
 import { FirstStart } from "./Organizations/Bootstrap.js"
 
 export const baseUrlOf = (address: HttpServer.Address): string =>
@@ -19,7 +19,7 @@ export const AnnounceLive = Layer.effectDiscard(Effect.gen(function*() {
   const firstStart = yield* FirstStart
   const url = baseUrlOf(server.address)
   const dashboard = Option.match(config.publicBaseUrl, { onNone: () => `${url}/app`, onSome: (base) => `${base}/app` })
-  yield* Console.log(`Convene is listening on ${url} (database ${config.databasePath}); API docs at ${url}/docs`)
+  yield* Console.log(`Convene is listening on ${url} (database ${databaseLabel(config)}); API docs at ${url}/docs`)
   yield* Console.log(`Dashboard: ${dashboard}`)
   if (Option.isSome(firstStart)) {
     const { adminEmail, adminPassword, apiToken, organizationSlug } = firstStart.value

@@ -10,6 +10,18 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import { AppConfig } from "./Config/AppConfig.js"
 
+/**
+ * The message of what caused the failure or defect, if it is an error: a driver's refusal wrapped
+ * in a `SqlError` ("duplicate key value violates unique constraint …") belongs in the line.
+ */
+const innerMessageOf = (cause: Cause.Cause<unknown>): string | undefined => {
+  for (const error of [...Cause.failures(cause), ...Cause.defects(cause)]) {
+    const inner = typeof error === "object" && error !== null ? (error as { readonly cause?: unknown }).cause : undefined
+    if (inner instanceof Error && inner.message !== "") return inner.message
+  }
+  return undefined
+}
+
 const messageOf = (message: unknown) =>
   Array.isArray(message) ? (message.length === 1 ? message[0] : message) : message
 
@@ -28,7 +40,10 @@ export const makeJsonLogger = (write: (text: string) => void) => {
       message: messageOf(message)
     }
     if (HashMap.size(annotations) > 0) line["annotations"] = Object.fromEntries(annotations)
-    if (!Cause.isEmpty(cause)) line["cause"] = Cause.pretty(cause)
+    if (!Cause.isEmpty(cause)) {
+      const inner = innerMessageOf(cause)
+      line["cause"] = inner === undefined ? Cause.pretty(cause) : `${Cause.pretty(cause)}\n[cause]: ${inner}`
+    }
     pending.push(JSON.stringify(line) + "\n")
     if (pending.length === 1) setImmediate(flush)
   })

@@ -1,21 +1,31 @@
 /**
- * The embedded database: one SQLite file in WAL mode with foreign keys on, and the numbered
- * migrations in `migrations/` applied at start by the `@effect/sql` Migrator.
+ * The database, on the engine the configuration names (CONTRACT §15): PostgreSQL when
+ * `DATABASE_URL` is set, with the migrations in `migrations/pg/`; else the embedded SQLite file at
+ * `DATABASE_PATH` in WAL mode with foreign keys on, with the migrations in `migrations/`. Both sets
+ * are numbered the same and produce the same logical schema (test/schema-engines.test.ts); they
+ * are applied at start by the `@effect/sql` Migrator, which holds a lock while it runs, so
+ * instances starting together on one PostgreSQL database migrate it once.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlError from "@effect/sql/SqlError"
+import * as PgMigrator from "@effect/sql-pg/PgMigrator"
 import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { fileURLToPath } from "node:url"
 import { AppConfig } from "./Config/AppConfig.js"
+import * as Postgres from "./Db/Postgres.js"
 import * as Sqlite from "./Db/Sqlite.js"
 
 /** `migrations/` beside `src/` (and `dist/migrations/` beside `dist/src/` once compiled). */
 export const migrationsDirectory = fileURLToPath(new URL("../migrations", import.meta.url))
+
+/** PostgreSQL's migrations, `migrations/pg/`. */
+export const pgMigrationsDirectory = fileURLToPath(new URL("../migrations/pg", import.meta.url))
 
 const ensureDirectory = Effect.gen(function*() {
   const { databasePath } = yield* AppConfig
@@ -24,23 +34,25 @@ const ensureDirectory = Effect.gen(function*() {
   yield* fs.makeDirectory(path.dirname(path.resolve(databasePath)), { recursive: true })
 }).pipe(Effect.mapError((cause) => new SqlError.SqlError({ cause, message: "Failed to create the database folder" })))
 
-const ClientLive = Layer.unwrapEffect(
-  Effect.gen(function*() {
-    const { databasePath } = yield* AppConfig
-    yield* ensureDirectory
-    return Sqlite.layer({ filename: databasePath })
-  })
-)
-
-/** The migrations, applied at start; on close, the write-ahead log is checkpointed. */
-const SchemaLive = Layer.scopedDiscard(Effect.gen(function*() {
+/** The migrations, applied at start; on close, SQLite's write-ahead log is checkpointed. */
+const SqliteSchema = Layer.scopedDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* SqliteMigrator.run({ loader: SqliteMigrator.fromFileSystem(migrationsDirectory) })
   // Closing: fold the write-ahead log back into the database file before the connection closes.
   yield* Effect.addFinalizer(() => Effect.ignore(sql`PRAGMA wal_checkpoint(TRUNCATE)`))
 }).pipe(Effect.orDie))
 
-export const SqlLive = SchemaLive.pipe(
-  Layer.provideMerge(ClientLive),
-  Layer.provide(NodeContext.layer)
+const PgSchema = Layer.effectDiscard(
+  PgMigrator.run({ loader: PgMigrator.fromFileSystem(pgMigrationsDirectory) }).pipe(Effect.orDie)
 )
+
+export const SqlLive = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const { databasePath, databaseUrl } = yield* AppConfig
+    if (Option.isSome(databaseUrl)) {
+      return PgSchema.pipe(Layer.provideMerge(Postgres.layer({ url: databaseUrl.value })))
+    }
+    yield* ensureDirectory
+    return SqliteSchema.pipe(Layer.provideMerge(Sqlite.layer({ filename: databasePath })))
+  })
+).pipe(Layer.provide(NodeContext.layer))

@@ -16,7 +16,8 @@ import * as ParseResult from "effect/ParseResult"
 export const isUniqueViolation = (error: SqlError.SqlError): boolean => {
   const cause = error.cause as { readonly code?: unknown } | null | undefined
   const code = typeof cause === "object" && cause !== null ? cause.code : undefined
-  return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY"
+  // SQLite's extended codes; PostgreSQL's SQLSTATE unique_violation
+  return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "23505"
 }
 
 type StorageError = SqlError.SqlError | ParseResult.ParseError

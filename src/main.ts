@@ -5,7 +5,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AnnounceLive } from "./Announce.js"
-import { AppConfig, appConfig } from "./Config/AppConfig.js"
+import { AppConfig, appConfig, databaseLabel } from "./Config/AppConfig.js"
 import { describeConfigError } from "./Config/Env.js"
 import { MainLive } from "./Server.js"
 
@@ -27,7 +27,7 @@ const program = Effect.gen(function*() {
     Layer.provide(Layer.succeed(AppConfig, config)),
     Layer.launch,
     Effect.catchTags({
-      SqlError: (error) => fail(`cannot open the database at ${config.databasePath}: ${causeOf(error)}`),
+      SqlError: (error) => fail(`cannot open the database at ${databaseLabel(config)}: ${causeOf(error)}`),
       ServeError: (error) => fail(`cannot listen on ${config.host}:${config.port}: ${causeOf(error)}`)
     })
   )

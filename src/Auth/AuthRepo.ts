@@ -3,7 +3,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { DirectSql } from "../Db/Sqlite.js"
+import { DirectSql } from "../Db/DirectSql.js"
 
 const ApiTokenCredential = Schema.Struct({
   id: Schema.Number,

@@ -61,9 +61,9 @@ export class Changes extends Effect.Service<Changes>()("Convene/Changes", {
 
     /**
      * Records changes of one organization, in the given order. Run it inside the write's
-     * transaction, as its last statement (on PostgreSQL it holds the organization's feed lock from
-     * then until the commit): a write that rolls back records nothing. One statement per batch of
-     * thousands, whatever the size of the write.
+     * transaction (whose write lock keeps `seq` in commit order on both engines, ChangesRepo.ts):
+     * a write that rolls back records nothing. One statement per batch of thousands, whatever the
+     * size of the write.
      */
     const record = (organizationId: number, entries: ReadonlyArray<ChangeEntry>) =>
       entries.length === 0 ? Effect.void : Effect.flatMap(nowIso, (at) => repo.insert(organizationId, at, entries))

@@ -10,20 +10,20 @@
  *   first write (BEGIN IMMEDIATE, Db/Sqlite.ts) to its commit, in this process or any other (the
  *   admin CLI), and `seq` is taken inside it: numbers are handed out in commit order.
  * - PostgreSQL: an identity value is taken when the row is inserted, not when it commits, so two
- *   transactions could take 10 and 11 and commit 11 first; a reader that saw 11 would move past 10
- *   for good. The port takes a transaction-level lock on the organization's feed right before it
- *   inserts (`SELECT pg_advisory_xact_lock(<feed lock class>, organization_id)`, then the INSERT):
- *   recording transactions of one organization then take their numbers one after another and hold
- *   the lock until their commit is visible, so `seq` order is commit order again. It serializes only
- *   writers of the same organization, and only from their recording (the last statement of the
- *   write, see `Changes.record`) to their commit. Reads need no lock.
- * SQLite-specific constructs used here, and their PostgreSQL counterparts: `json_each(?)` with
- * `j.value ->> n` and `ORDER BY j.key` (`jsonb_array_elements($1::jsonb) WITH ORDINALITY` and
- * `ORDER BY ordinality`). `RETURNING` and `ON CONFLICT ... DO UPDATE ... WHERE` read the same on both.
+ *   transactions running side by side could take 10 and 11 and commit 11 first; a reader that saw
+ *   11 would move past 10 for good. They do not run side by side: every write transaction begins
+ *   by taking the one global write lock (Db/Postgres.ts), held to its commit, so write transactions
+ *   run one after another as on SQLite and `seq` is taken in commit order again. A recording made
+ *   outside any transaction would not take that lock, so `insert` opens a transaction of its own
+ *   then (the callers all record inside their write's transaction, `Changes.record`).
+ * The engines differ only in the JSON table the batch is read from (`Dialect.rows` with `at`,
+ * `ORDER BY j.key`: the array's order); `RETURNING` and `ON CONFLICT ... DO UPDATE ... WHERE`
+ * read the same on both.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { DirectSql } from "../Db/Sqlite.js"
+import { dialectOf } from "../Db/Dialect.js"
+import { DirectSql } from "../Db/DirectSql.js"
 import type { ChangeAction, ChangeEntry, ChangeType } from "./Domain.js"
 
 /** Changes per INSERT statement: an import of 50,000 rows records its 100,000 changes in 20 statements. */
@@ -48,21 +48,33 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
+    const d = dialectOf(sql)
 
-    /**
-     * Records changes in `seq` order as given, in one statement per `RECORD_BATCH` (inside the
-     * write's transaction; on PostgreSQL after the organization's feed lock, see above).
-     */
-    const insert = (organizationId: number, at: string, entries: ReadonlyArray<ChangeEntry>) =>
+    const insertBatches = (organizationId: number, at: string, entries: ReadonlyArray<ChangeEntry>) =>
       Effect.forEach(
         Array.from({ length: Math.ceil(entries.length / RECORD_BATCH) }, (_, i) => entries.slice(i * RECORD_BATCH, (i + 1) * RECORD_BATCH)),
         (batch) =>
           direct.run(sql`INSERT INTO changes (organization_id, type, action, entity_id, event_id, occurred_at)
-              SELECT ${organizationId}, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, ${at}
-              FROM json_each(${JSON.stringify(batch.map((e) => [e.type, e.action, e.id, e.eventId ?? null]))}) j
+              SELECT ${organizationId}, ${d.at(0)}, ${d.at(1)}, ${d.at(2)}, ${d.at(3)}, ${at}
+              FROM ${d.rows(JSON.stringify(batch.map((e) => [e.type, e.action, e.id, e.eventId ?? null])))}
               ORDER BY j.key`),
         { discard: true }
       )
+
+    /**
+     * Records changes in `seq` order as given, in one statement per `RECORD_BATCH`, inside the
+     * write's transaction (on PostgreSQL, one of its own when there is none: see above).
+     */
+    const insert = (organizationId: number, at: string, entries: ReadonlyArray<ChangeEntry>) =>
+      d.name === "sqlite"
+        ? insertBatches(organizationId, at, entries)
+        : Effect.flatMap(
+          Effect.serviceOption(SqlClient.TransactionConnection),
+          (transaction) =>
+            transaction._tag === "Some"
+              ? insertBatches(organizationId, at, entries)
+              : sql.withTransaction(insertBatches(organizationId, at, entries))
+        )
 
     /** The organization's head and retention mark, in one statement. */
     const state = (organizationId: number) =>

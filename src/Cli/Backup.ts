@@ -11,6 +11,7 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 export const backup = Command.make(
   "backup",
   { to: Options.text("to").pipe(Options.withDescription("The backup file to write (must not exist)")) },
@@ -21,7 +22,11 @@ export const backup = Command.make(
       const destination = path.resolve(to)
       if (yield* fs.exists(destination)) return yield* Effect.fail(new Error(`${destination} exists; choose a new file`))
       yield* fs.makeDirectory(path.dirname(destination), { recursive: true })
-      const sql = yield* SqliteClient.SqliteClient
+      const sqlite = yield* Effect.serviceOption(SqliteClient.SqliteClient)
+      if (Option.isNone(sqlite)) {
+        return yield* Effect.fail(new Error("DATABASE_URL is set: back up PostgreSQL with its own tools (pg_dump); this command copies the SQLite database"))
+      }
+      const sql = sqlite.value
       const started = yield* Clock.currentTimeMillis
       const result = yield* sql.backup(destination)
       // The copy is a plain single file (rollback journal); the server puts it back in WAL mode when it opens it.

@@ -30,6 +30,7 @@ import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
@@ -108,7 +109,11 @@ export const migrateToPostgres = Command.make(
       // 1. a consistent snapshot of the live database
       const directory = yield* fs.makeTempDirectoryScoped({ prefix: "convene-move-" })
       const snapshotFile = path.join(directory, "snapshot.db")
-      yield* Effect.flatMap(SqliteClient.SqliteClient, (sqlite) => sqlite.backup(snapshotFile))
+      const sqlite = yield* Effect.serviceOption(SqliteClient.SqliteClient)
+      if (Option.isNone(sqlite)) {
+        return yield* Effect.fail(new Error("DATABASE_URL is set: this command copies the SQLite database at DATABASE_PATH, so run it without DATABASE_URL"))
+      }
+      yield* sqlite.value.backup(snapshotFile)
       const source = yield* Effect.acquireRelease(
         Effect.sync(() => new Database(snapshotFile, { readonly: true })),
         (db) => Effect.sync(() => db.close())

@@ -29,6 +29,8 @@ export interface AppConfigShape {
   readonly port: number
   readonly host: string
   readonly databasePath: string
+  /** `DATABASE_URL`: PostgreSQL instead of the SQLite file at `databasePath` (CONTRACT §15). */
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
   readonly publicBaseUrl: Option.Option<string>
   readonly bootstrap: Option.Option<Bootstrap>
   readonly accessTokenTtl: Duration.Duration
@@ -146,6 +148,23 @@ const bootstrap = Config.all({
 }))
 
 /** `REDIS_URL`: a `redis://` or `rediss://` URL with a host, or unset. */
+const databaseUrl = Env.optionalSecret("DATABASE_URL").pipe(
+  Config.mapOrFail((url): Either.Either<Option.Option<Redacted.Redacted>, ConfigError.ConfigError> => {
+    if (Option.isNone(url)) return Either.right(url)
+    const text = Redacted.value(url.value).trim()
+    if (text === "") return Either.right(Option.none())
+    let parsed: URL | undefined
+    try {
+      parsed = new URL(text)
+    } catch {
+      parsed = undefined
+    }
+    return parsed !== undefined && (parsed.protocol === "postgres:" || parsed.protocol === "postgresql:") && parsed.hostname !== ""
+      ? Either.right(Option.some(Redacted.make(text)))
+      : Either.left(ConfigError.InvalidData(["DATABASE_URL"], "DATABASE_URL must be a postgres:// URL such as postgres://convene:secret@localhost:5432/convene"))
+  })
+)
+
 const redisUrl = Env.optionalSecret("REDIS_URL").pipe(
   Config.mapOrFail((url): Either.Either<Option.Option<Redacted.Redacted>, ConfigError.ConfigError> => {
     if (Option.isNone(url)) return Either.right(url)
@@ -182,6 +201,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   port: Env.integer("PORT", 3000, 0, 65535),
   host: Env.string("HOST", "0.0.0.0"),
   databasePath: Env.string("DATABASE_PATH", "./data/convene.db"),
+  databaseUrl,
   publicBaseUrl,
   bootstrap,
   accessTokenTtl: Env.duration("ACCESS_TOKEN_TTL", "24 hours"),
@@ -206,6 +226,22 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   shutdownGracePeriod: Env.duration("SHUTDOWN_GRACE_PERIOD", "10 seconds"),
   changesRetention: Env.duration("CHANGES_RETENTION", "30 days")
 })
+
+/**
+ * The database, as the service names it in its messages: the SQLite file, or the PostgreSQL URL
+ * without its password.
+ */
+export const databaseLabel = (config: Pick<AppConfigShape, "databasePath" | "databaseUrl">): string => {
+  if (Option.isNone(config.databaseUrl)) return config.databasePath
+  try {
+    const url = new URL(Redacted.value(config.databaseUrl.value))
+    url.password = ""
+    url.search = ""
+    return url.toString()
+  } catch {
+    return "PostgreSQL"
+  }
+}
 
 export class AppConfig extends Context.Tag("Convene/AppConfig")<AppConfig, AppConfigShape>() {
   /** Reads the configuration from the ambient `ConfigProvider` (the environment in production). */

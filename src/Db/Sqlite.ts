@@ -22,6 +22,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { DirectSql, type DirectSqlShape } from "./DirectSql.js"
+
 /**
  * Statements on the hot path. A `sql` statement normally runs through the client's machinery (a
  * permit of the connection's semaphore, a span, the statement cache) at a cost of tens of Effect
@@ -29,27 +31,8 @@ import * as Stream from "effect/Stream"
  * compiled statement at once when that is safe: when no transaction holds the connection (a
  * statement outside a transaction commits on its own), or when the calling fiber is the one that
  * holds it (a statement of that transaction). Otherwise it waits for the connection like any
- * statement. Rows come back as SQLite gives them, typed by the caller: the tables are STRICT, so
- * column types are guaranteed, and each query names its columns.
+ * statement. The tables are STRICT, so column types are guaranteed.
  */
-export interface DirectSqlShape {
-  readonly rows: <A>(statement: Statement.Statement<unknown>) => Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
-  readonly first: <A>(statement: Statement.Statement<unknown>) => Effect.Effect<A | undefined, SqlError.SqlError>
-  /** A write; resolves to the id of an inserted row. */
-  readonly run: (statement: Statement.Statement<unknown>) => Effect.Effect<number, SqlError.SqlError>
-  /**
-   * Runs the reads of a stream (its `rows` and `first`) on one consistent, read-only snapshot of
-   * the database, taken at its first read and held until the stream ends, fails or is interrupted:
-   * an answer read in many batches then never mixes states, and writers go on meanwhile (neither
-   * side waits for the other). Writes inside it fail. Other engines give the same with a read-only
-   * repeatable-read transaction on a connection of their own.
-   */
-  readonly snapshot: <A, E, R>(stream: Stream.Stream<A, E, R>) => Stream.Stream<A, E | SqlError.SqlError, R>
-  /** Statements executed so far, by any path, snapshots included (for tests that bound queries). */
-  readonly executed: () => number
-}
-
-export class DirectSql extends Context.Tag("Convene/DirectSql")<DirectSql, DirectSqlShape>() {}
 
 const STATEMENT_CACHE = 1_000
 
@@ -334,7 +317,8 @@ export const make = (options: Options) =>
     const directSql: DirectSqlShape = {
       rows: read,
       first: <A>(statement: Statement.Statement<unknown>) => Effect.map(read<A>(statement), (rows) => rows[0]),
-      run: (statement) => direct(statement, (prepared, params) => Number(prepared.run(...params).lastInsertRowid), "write"),
+      run: (statement) => direct(statement, (prepared, params) => void prepared.run(...params), "write"),
+      insert: (statement) => direct(statement, (prepared, params) => (prepared.get(...params) as { readonly id: number }).id, "write"),
       snapshot,
       executed: () => executed
     }

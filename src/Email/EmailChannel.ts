@@ -18,7 +18,7 @@ export const emailChannel = Effect.gen(function*() {
   const outbox = yield* OutboxRepo
   const mailer = yield* Mailer
 
-  const deliver = (id: number) =>
+  const deliver = (id: number, lease: number) =>
     Effect.gen(function*() {
       const row = yield* emails.attempt(id)
       if (row === undefined || row.status !== "pending") return
@@ -40,8 +40,9 @@ export const emailChannel = Effect.gen(function*() {
           response: result.left.response,
           nextAttemptAt: next.nextAttemptAt
         }))
-      // recorded whole or not at all: an interruption here leaves the claim to be released
-      yield* Effect.uninterruptible(Effect.flatMap(nowIso, (at) => outbox.record(outcome, at)))
+      // recorded whole or not at all: an interruption here leaves the claim to be released; and only
+      // under this attempt's lease (not when the delivery was cancelled or claimed again meanwhile)
+      yield* Effect.uninterruptible(Effect.flatMap(nowIso, (at) => outbox.record(outcome, lease, at)))
     })
 
   return { name: "email", deliver } satisfies Channel

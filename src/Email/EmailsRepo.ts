@@ -1,7 +1,7 @@
 /** Emails in the outbox (migration 0012): what each email delivery sends, as it was when queued. */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { DirectSql } from "../Db/Sqlite.js"
+import { DirectSql } from "../Db/DirectSql.js"
 import type { EmailAttachment } from "./Mailer.js"
 
 /** What an attempt needs: the delivery's state and the message. */

@@ -4,7 +4,8 @@ import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { DirectSql } from "../Db/Sqlite.js"
+import { dialectOf } from "../Db/Dialect.js"
+import { DirectSql } from "../Db/DirectSql.js"
 import { likeContains } from "../Persons/Keys.js"
 
 const text = Schema.NullOr(Schema.String)
@@ -59,6 +60,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
+    const d = dialectOf(sql)
+    const likeAsTypedOperator = sql.literal(d.name === "pg" ? "ILIKE" : "LIKE")
     const one = (statement: Statement.Statement<unknown>) => Effect.map(direct.first<EventRow>(statement), Option.fromNullable)
 
     const byPublicId = ({ organizationId, publicId }: { organizationId: number; publicId: string }) =>
@@ -101,7 +104,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
         name === ""
           ? sql.literal("")
           // SQLite folds only ASCII letters: the text as typed also matches non-ASCII letters exactly
-          : sql`AND (lower(e.name) LIKE ${likeContains(name)} ESCAPE '\\' OR e.name LIKE ${likeAsTyped(name)} ESCAPE '\\')`
+          // (PostgreSQL's LIKE folds nothing, its ILIKE what its locale folds, ASCII letters at least)
+          : sql`AND (lower(e.name) LIKE ${likeContains(name)} ESCAPE '\\' OR e.name ${likeAsTypedOperator} ${likeAsTyped(name)} ESCAPE '\\')`
       }`
 
     /** Upcoming events soonest first, past ones most recent first. */
@@ -153,7 +157,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
         ? Effect.succeed<ReadonlyArray<typeof HostRow.Type>>([])
         : direct.rows<typeof HostRow.Type>(
           sql`SELECT h.event_id, u.public_id FROM event_hosts h JOIN users u ON u.id = h.user_id
-              WHERE h.event_id IN (SELECT value FROM json_each(${JSON.stringify(eventIds)})) ORDER BY h.event_id, u.id`
+              WHERE h.event_id IN ${d.inValues(JSON.stringify(eventIds), "integer")} ORDER BY h.event_id, u.id`
         )
 
     /** Replaces an event's hosts. */

@@ -1,7 +1,7 @@
 /** Tickets in SQLite: the code of a guest link, and what a code leads to. */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { DirectSql } from "../Db/Sqlite.js"
+import { DirectSql } from "../Db/DirectSql.js"
 
 /** Whom a ticket code belongs to: the guest link, its event and organization. */
 export interface TicketHolder {

@@ -3,7 +3,7 @@
  * is kept for 24 hours per caller and organization (`callerKey` below is that scope, see
  * `IdempotentLive.ts`). The same key with the same request replays it without acting
  * again; with a different request it is refused (422); while the first is still running, a second
- * gets 409. Kept in SQLite, so replays survive restarts; a request cut by a crash leaves its key
+ * gets 409. Kept in the database, so replays survive restarts; a request cut by a crash leaves its key
  * free again (keys still "running" at start belong to requests that died with their process).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -11,7 +11,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
-import { DirectSql } from "../Db/Sqlite.js"
+import { DirectSql } from "../Db/DirectSql.js"
 
 export const RETENTION = Duration.hours(24)
 /** A key still marked running after this long belongs to a request that never finished (its client left). */

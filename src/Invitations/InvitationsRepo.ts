@@ -5,7 +5,8 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { DirectSql } from "../Db/Sqlite.js"
+import { dialectOf } from "../Db/Dialect.js"
+import { DirectSql } from "../Db/DirectSql.js"
 
 /** A guest an invitation may go to. */
 export interface RecipientRow {
@@ -36,6 +37,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
+    const d = dialectOf(sql)
     const recipientColumns = sql.literal(`g.id AS gid, g.person_id, p.public_id, p.first_name, p.last_name, p.email`)
 
     /** The guests of the list among these persons (by public id, of the organization), in list order. */
@@ -47,7 +49,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
             FROM event_guests g JOIN persons p ON p.id = g.person_id
             WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND p.organization_id = ${organizationId}
               AND g.person_id IN (SELECT x.id FROM persons x
-                WHERE x.public_id IN (SELECT value FROM json_each(${JSON.stringify(personIds)})))
+                WHERE x.public_id IN ${d.inValues(JSON.stringify(personIds), "text")})
             ORDER BY g.id`
       )
 
@@ -57,7 +59,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
         sql`SELECT ${recipientColumns}
             FROM event_guests g JOIN persons p ON p.id = g.person_id
             WHERE g.event_id = ${eventId} AND g.removed_at IS NULL
-              AND g.rsvp_status IN (SELECT value FROM json_each(${JSON.stringify(statuses)}))
+              AND g.rsvp_status IN ${d.inValues(JSON.stringify(statuses), "text")}
             ORDER BY g.id LIMIT ${limit}`
       )
 

@@ -37,9 +37,10 @@ const identityOf = (path: string): Option.Option<FileIdentity> => {
 export class Readiness extends Effect.Service<Readiness>()("Convene/Readiness", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const { databasePath } = yield* AppConfig
+    const { databasePath, databaseUrl } = yield* AppConfig
     const draining = yield* Ref.make(false)
-    const opened = identityOf(databasePath)
+    // SQLite: the file the service opened (a PostgreSQL database has no file here to watch)
+    const opened = Option.isSome(databaseUrl) ? Option.none() : identityOf(databasePath)
 
     /** Why the open database is no longer the file at `DATABASE_PATH`, if it is not. */
     const fileProblem = Effect.sync((): string | undefined => {

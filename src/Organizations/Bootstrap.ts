@@ -75,10 +75,13 @@ export const BootstrapLive = Layer.effect(
   FirstStart,
   Effect.gen(function*() {
     const { bootstrap } = yield* AppConfig
+    const sql = yield* SqlClient.SqlClient
+    // in one transaction: instances starting together on one PostgreSQL database (or the service
+    // and the CLI on one SQLite file) bootstrap one at a time, and the later ones find it done
     if (Option.isSome(bootstrap)) {
-      yield* applyConfigured(bootstrap.value)
+      yield* sql.withTransaction(applyConfigured(bootstrap.value))
       return Option.none()
     }
-    return yield* firstStart
+    return yield* sql.withTransaction(firstStart)
   }).pipe(Effect.orDie)
 )

@@ -1,5 +1,5 @@
 /**
- * Member invitations in SQLite. A pending invitation is neither accepted nor revoked; a live one
+ * Member invitations in the database. A pending invitation is neither accepted nor revoked; a live one
  * is pending and not yet expired. A link is found only by its token's hash, always for one user:
  * nothing here finds an invitation by the user alone, so holding the account is not enough to
  * see or take one. Acceptance is one guarded UPDATE, so a token works once.

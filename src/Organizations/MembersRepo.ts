@@ -21,8 +21,9 @@ export class MembersRepo extends Effect.Service<MembersRepo>()("Convene/MembersR
 
     /**
      * Taken first in a transaction that checks a rule over the organization's members (the last
-     * Super Admin). SQLite's write transactions are serial already (BEGIN IMMEDIATE); on
-     * PostgreSQL this row lock makes concurrent checks wait for each other.
+     * Super Admin). Write transactions are serial already on both engines (SQLite's BEGIN
+     * IMMEDIATE, PostgreSQL's global write lock in Db/Postgres.ts); this row lock would make
+     * concurrent checks wait for each other without it.
      */
     const lockOrganization = (organizationId: number) =>
       sql`UPDATE organizations SET name = name WHERE id = ${organizationId}`

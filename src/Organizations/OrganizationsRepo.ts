@@ -1,4 +1,4 @@
-/** Organizations, users, memberships and API tokens in SQLite (and the end of a user's access tokens). */
+/** Organizations, users, memberships and API tokens in the database (and the end of a user's access tokens). */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"

@@ -5,7 +5,16 @@
  * A claimer fiber takes due deliveries from the outbox, marks them claimed (a lease, so a crashed
  * process's claims are simply taken again) and hands them to `WEBHOOK_CONCURRENCY` worker fibers,
  * which give each to its channel for one attempt. It wakes when the outbox is written, when a
- * worker frees a slot, or when the next retry is due.
+ * worker frees a slot, or when the next retry is due (and at least every second, which is how it
+ * sees what other instances wrote).
+ *
+ * Several instances (PostgreSQL, CONTRACT §15): each runs its own pool on the one outbox. A claim
+ * takes a row only while nobody holds its lease, in one statement (OutboxRepo.claim says what it
+ * guarantees on each engine), so each attempt runs on one instance at a time; an outcome is only
+ * recorded under the lease it was claimed with, and a shut-down instance gives back the leases it
+ * holds. A killed instance's leases are released as soon as another instance (or its successor)
+ * sees that its lease slot is free, within `ABANDONED_SWEEP`, or run out after `WEBHOOK_TIMEOUT`
+ * + `LEASE_MARGIN` at the latest.
  *
  * Fairness: one destination (a webhook registration, the SMTP server) holds at most a quarter of
  * the slots, so a slow or dead receiver cannot starve the others; and each channel's due deliveries
@@ -38,7 +47,7 @@ import { webhookChannel } from "../Webhooks/WebhookChannel.js"
 import { WebhooksRepo } from "../Webhooks/WebhooksRepo.js"
 import { EmailsRepo } from "../Email/EmailsRepo.js"
 import { perDestination } from "./Fairness.js"
-import { type DeliveryChannel, type DueDelivery, OutboxRepo } from "./OutboxRepo.js"
+import { type DeliveryChannel, type DueDelivery, LEASE_SLOTS, OutboxRepo } from "./OutboxRepo.js"
 import { OutboxWakeups } from "./Wakeups.js"
 
 /** How long a claim lasts beyond the attempt's own timeout. */
@@ -47,15 +56,29 @@ export const LEASE_MARGIN = Duration.seconds(30)
 const IDLE_POLL = Duration.seconds(1)
 /** Large deliveries in flight at once. */
 const LARGE_LANE = 1
+/**
+ * After a pulse, the claimer also looks again after these delays (ms), unless woken meanwhile: a
+ * pulse is given inside the writing transaction, so the first look may come before its commit
+ * (on PostgreSQL, the claimer's connection sees nothing of it until then).
+ */
+const AFTER_PULSE: ReadonlyArray<number> = [10, 40, 150, 400]
+/** How often an instance on PostgreSQL looks for the leases of instances that are gone (OutboxRepo.LEASE_SLOTS). */
+const ABANDONED_SWEEP = Duration.seconds(5)
 
 /** How one channel sends: the dispatcher claims, a channel attempts and records. */
 export interface Channel {
   readonly name: DeliveryChannel
   /**
-   * One attempt at a claimed delivery, its outcome recorded whole or not at all. An interruption
-   * before recording leaves the claim to be released (the attempt is not counted).
+   * One attempt at a claimed delivery, its outcome recorded whole or not at all, and only while
+   * the delivery still holds `lease` (OutboxRepo.record). An interruption before recording leaves
+   * the claim to be released (the attempt is not counted).
    */
-  readonly deliver: (id: number) => Effect.Effect<void, unknown>
+  readonly deliver: (id: number, lease: number) => Effect.Effect<void, unknown>
+}
+
+/** A claimed delivery: its lease's end names the claim. */
+interface Claimed extends DueDelivery {
+  readonly lease: number
 }
 
 /** The pool over the given channels; runs until its scope closes. */
@@ -72,7 +95,18 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
     const inFlight = yield* Ref.make(HashMap.empty<string, number>())
     /** Large attempts in flight. */
     const largeInFlight = yield* Ref.make(0)
-    const work = yield* Queue.bounded<DueDelivery>(slots)
+    const work = yield* Queue.bounded<Claimed>(slots)
+    /** The end of this instance's last lease: each claim's is later than the one before, so it names that claim. */
+    let lastLease = 0
+    /** This instance's lease slot (PostgreSQL; null on SQLite), held until the pool has stopped. */
+    const slot = yield* repo.leaseSlot.pipe(Effect.orDie)
+    /** A new lease's end: at least `until`, after the last one, and ≡ the slot. */
+    const nextLease = (until: number) => {
+      const at = Math.max(until, lastLease + 1)
+      lastLease = slot === null ? at : at + (((slot - at) % LEASE_SLOTS) + LEASE_SLOTS) % LEASE_SLOTS
+      return lastLease
+    }
+    let lastSweep = 0
 
     const countOf = (map: HashMap.HashMap<string, number>) => HashMap.reduce(map, 0, (sum, n) => sum + n)
     const adjust = (destination: string, by: number) =>
@@ -81,9 +115,9 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
         return next <= 0 ? HashMap.remove(map, destination) : HashMap.set(map, destination, next)
       })
 
-    const deliver = (item: DueDelivery) =>
-      Effect.suspend(() => byName.get(item.channel)!.deliver(item.id)).pipe(
-        Effect.onInterrupt(() => Effect.ignore(repo.release(item.id))),
+    const deliver = (item: Claimed) =>
+      Effect.suspend(() => byName.get(item.channel)!.deliver(item.id, item.lease)).pipe(
+        Effect.onInterrupt(() => Effect.ignore(repo.release(item.id, item.lease))),
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause)
@@ -109,6 +143,10 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
      */
     const claimDue = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
+      if (slot !== null && now - lastSweep >= Duration.toMillis(ABANDONED_SWEEP)) {
+        lastSweep = now
+        yield* repo.releaseAbandonedClaims(now, false)
+      }
       const busy = yield* Ref.get(inFlight)
       const free = slots - countOf(busy)
       if (free <= 0) return IDLE_POLL
@@ -132,11 +170,15 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
         chosen.push(candidate)
       }
       if (chosen.length > 0) {
-        yield* repo.claim(chosen.map((c) => c.id), now + lease)
+        // another instance may have taken some of them since they were looked up: only those
+        // claimed here are attempted here
+        const until = nextLease(now + lease)
+        const claimed = yield* repo.claim(chosen.map((c) => c.id), now, until)
         for (const c of chosen) {
+          if (!claimed.has(c.id)) continue
           yield* adjust(c.destination, 1)
           if (c.large) yield* Ref.update(largeInFlight, (n) => n + 1)
-          yield* Queue.offer(work, c)
+          yield* Queue.offer(work, { ...c, lease: until })
         }
         return Duration.zero
       }
@@ -150,22 +192,38 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
       Effect.catchAllCause((cause) => Effect.as(Effect.logError("Outbox claimer failed; retrying", cause), IDLE_POLL))
     )
 
+    /** The next of `AFTER_PULSE`'s looks due (none left at its length). */
+    let afterPulse = AFTER_PULSE.length
     const claimer = Effect.forever(
-      Effect.flatMap(claimDue, (wait) =>
-        Duration.toMillis(wait) === 0
-          ? Effect.void
-          : Effect.raceFirst(wakeups.next, Effect.sleep(wait)))
+      Effect.flatMap(claimDue, (wait) => {
+        let ms = Duration.toMillis(wait)
+        if (ms === 0) return Effect.void
+        if (afterPulse < AFTER_PULSE.length) ms = Math.min(ms, AFTER_PULSE[afterPulse++]!)
+        return Effect.raceFirst(
+          Effect.as(wakeups.next, true),
+          Effect.as(Effect.sleep(Duration.millis(ms)), false)
+        ).pipe(Effect.map((woken) => {
+          if (woken) afterPulse = 0
+        }))
+      })
     )
 
-    // Claims from before this start belong to attempts that died with their process.
-    yield* repo.releaseAllClaims.pipe(Effect.orDie)
+    // Claims from before this start belong to attempts that died with their process (on PostgreSQL:
+    // those of instances that are gone; the others' are theirs).
+    yield* repo.releaseAbandonedClaims(yield* Clock.currentTimeMillis, true).pipe(Effect.orDie)
+    lastSweep = yield* Clock.currentTimeMillis
 
+    // Claimed, but not yet taken by a worker when the workers stop (closed after them): given back.
+    yield* Effect.addFinalizer(() =>
+      Effect.flatMap(Queue.takeAll(work), (left) => Effect.forEach(left, (item) => Effect.ignore(repo.release(item.id, item.lease)), { discard: true }))
+    )
     const workers = yield* FiberSet.make()
     for (let i = 0; i < slots; i++) yield* FiberSet.run(workers, worker)
     const claiming = yield* Effect.forkScoped(claimer)
 
     // Shutdown: stop claiming, let attempts in flight finish within the grace period, then
-    // interrupt the rest (their claims are released, their attempts not counted).
+    // interrupt the rest (their claims are released, their attempts not counted), so that another
+    // instance takes them at once rather than when their lease runs out.
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         yield* Fiber.interrupt(claiming)

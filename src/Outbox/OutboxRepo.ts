@@ -6,7 +6,8 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { DirectSql } from "../Db/Sqlite.js"
+import { dialectOf } from "../Db/Dialect.js"
+import { DirectSql } from "../Db/DirectSql.js"
 
 export type DeliveryChannel = "webhook" | "email"
 export const DELIVERY_CHANNELS: ReadonlyArray<DeliveryChannel> = ["webhook", "email"]
@@ -30,6 +31,18 @@ export interface Outcome {
  */
 export const LARGE_PAYLOAD_BYTES = 4 * 1024 * 1024
 
+/**
+ * Several instances on PostgreSQL: each holds a lease slot (0 ≤ slot < `LEASE_SLOTS`) for its life,
+ * as a session-level advisory lock (`LEASE_SLOT_LOCK`, slot) on a connection of its own, and every
+ * lease it sets ends at a time ≡ slot (mod `LEASE_SLOTS`) (Dispatcher.ts rounds it up, by less than
+ * a second and a bit). A lease whose slot nobody holds belongs to an instance that is gone (killed:
+ * PostgreSQL ends its session and its locks with its connection), and is released without waiting
+ * for it to run out (`releaseAbandonedClaims`).
+ */
+export const LEASE_SLOTS = 1024
+/** The first key of the lease slots' advisory locks ("CONV" in ASCII; two-key locks, apart from the write lock's one-key space). */
+export const LEASE_SLOT_LOCK = 0x434f4e56
+
 /** A due delivery: which, by which channel, to which destination (the unit of the fairness caps), and whether it is large. */
 export interface DueDelivery {
   readonly id: number
@@ -43,6 +56,11 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
+    const d = dialectOf(sql)
+    /** PostgreSQL locks the rows a claim picks, skipping those another claim holds; SQLite has one writer. */
+    const skipLocked = sql.onDialectOrElse({ pg: () => sql.literal("FOR UPDATE SKIP LOCKED"), orElse: () => sql.literal("") })
+    /** SQLite's CROSS JOIN keeps the JSON rows the outer loop; PostgreSQL's CROSS JOIN takes no ON. */
+    const joinMessages = sql.onDialectOrElse({ pg: () => sql.literal("JOIN"), orElse: () => sql.literal("CROSS JOIN") })
 
     /** A new pending delivery, due at `dueAt`; answers its row id. Runs in the caller's transaction. */
     const insert = (row: {
@@ -54,10 +72,10 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
       readonly dueAt: number
       readonly at: string
     }) =>
-      direct.run(sql`INSERT INTO outbox_deliveries
+      direct.insert(sql`INSERT INTO outbox_deliveries
             (public_id, channel, organization_id, message_id, webhook_id, status, max_attempts, next_attempt_at, created_at, updated_at)
           VALUES (${row.publicId}, ${row.channel}, ${row.organizationId}, ${row.webhook?.messageId ?? null},
-                  ${row.webhook?.webhookId ?? null}, 'pending', ${row.maxAttempts}, ${row.dueAt}, ${row.at}, ${row.at})`)
+                  ${row.webhook?.webhookId ?? null}, 'pending', ${row.maxAttempts}, ${row.dueAt}, ${row.at}, ${row.at}) RETURNING id`)
 
     /**
      * Pending webhook deliveries in one set-based statement: `rows` is the JSON text of an array of
@@ -72,10 +90,10 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
     }) =>
       direct.run(sql`INSERT INTO outbox_deliveries
             (public_id, channel, organization_id, message_id, webhook_id, status, max_attempts, next_attempt_at, created_at, updated_at)
-          SELECT r.value ->> 0, 'webhook', ${batch.organizationId}, m.id, r.value ->> 2, 'pending', ${batch.maxAttempts},
+          SELECT ${d.at(0)}, 'webhook', ${batch.organizationId}, m.id, ${d.at(2, "integer")}, 'pending', ${batch.maxAttempts},
                  ${batch.dueAt}, ${batch.at}, ${batch.at}
-          FROM json_each(${batch.rows}) r CROSS JOIN webhook_messages m ON m.public_id = r.value ->> 1
-          ORDER BY r.key`)
+          FROM ${d.rows(batch.rows)} ${joinMessages} webhook_messages m ON m.public_id = ${d.at(1)}
+          ORDER BY j.key`)
 
     /**
      * A channel's due deliveries not claimed by an attempt in progress, oldest due first; with
@@ -119,23 +137,107 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
         (row) => row?.at ?? null
       )
 
-    const claim = (ids: ReadonlyArray<number>, until: number) =>
-      sql`UPDATE outbox_deliveries SET claimed_until = ${until}
-          WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) AND status = 'pending'`
+    /**
+     * Takes the lease of those of `ids` that are still due and free (pending, due by `now`, not
+     * leased or their lease run out), in one statement: their `claimed_until` becomes `lease`,
+     * the lease's end, which also names this claim (`record` and `release` only apply while the
+     * row still holds it). Answers the ids claimed; the others were taken, finished or cancelled
+     * since they were looked up, and are left alone.
+     *
+     * Guarantees. PostgreSQL (any number of instances on one database): the subquery locks the
+     * rows it picks (`FOR UPDATE SKIP LOCKED`) and the UPDATE sets their lease in the same
+     * statement; a row another instance's claim is locking is skipped, and a row whose lease was
+     * taken since this statement's snapshot is re-checked against its newest version (READ
+     * COMMITTED re-evaluates the subquery's conditions on a locked row) and left out. So two claims
+     * never both take a row while a lease runs, whatever their timing: each attempt runs on one
+     * instance at a time. A lease that ends (its instance killed mid-attempt, or an attempt
+     * running past `WEBHOOK_TIMEOUT` + `LEASE_MARGIN`) makes the row claimable again, by any
+     * instance; the instances' clocks are assumed to agree within the margin. A killed instance's
+     * leases are given back sooner, once its lease slot is seen free (`releaseAbandonedClaims`).
+     * The attempt itself is at least once, as ever: an instance that loses its database connection
+     * mid-attempt may see its lease taken and the message sent again (receivers deduplicate by
+     * `webhook-id`, emails by Message-ID), but only one outcome is recorded. SQLite (one process
+     * writes the file): the statement runs under the database's single write lock, the same
+     * check-and-set, without row locks (SQLite has no FOR UPDATE, and needs none).
+     */
+    const claim = (ids: ReadonlyArray<number>, now: number, lease: number) =>
+      Effect.map(
+        sql<{ readonly id: number }>`UPDATE outbox_deliveries SET claimed_until = ${lease}
+          WHERE id IN (SELECT id FROM outbox_deliveries
+                       WHERE id IN ${d.inValues(JSON.stringify(ids), "integer")} AND status = 'pending' AND next_attempt_at <= ${now}
+                         AND (claimed_until IS NULL OR claimed_until < ${now})
+                       LIMIT ${ids.length} ${skipLocked})
+          RETURNING id`,
+        (rows) => new Set(rows.map((r) => Number(r.id)))
+      )
 
-    /** Claims left by a previous process (a crash mid-attempt) are released at start. */
-    const releaseAllClaims = sql`UPDATE outbox_deliveries SET claimed_until = NULL WHERE claimed_until IS NOT NULL`
+    /**
+     * This instance's lease slot on PostgreSQL, held until the scope closes (its lock taken on a
+     * connection reserved for it, given back unlocked); null on SQLite, where one process writes.
+     */
+    const leaseSlot = sql.onDialectOrElse({
+      pg: () =>
+        Effect.gen(function*() {
+          const connection = yield* sql.reserve
+          const first = Math.floor(Math.random() * LEASE_SLOTS)
+          for (let i = 0; i < LEASE_SLOTS; i++) {
+            const slot = (first + i) % LEASE_SLOTS
+            const [row] = yield* connection.execute(`SELECT pg_try_advisory_lock(${LEASE_SLOT_LOCK}, ${slot}) AS held`, [], undefined)
+            if (row?.held === true) {
+              yield* Effect.addFinalizer(() =>
+                Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${LEASE_SLOT_LOCK}, ${slot})`, [], undefined))
+              )
+              return slot as number | null
+            }
+          }
+          return yield* Effect.dieMessage(`Every outbox lease slot (${LEASE_SLOTS}) is held: too many instances`)
+        }),
+      orElse: () => Effect.succeed(null as number | null)
+    })
 
-    const release = (id: number) => sql`UPDATE outbox_deliveries SET claimed_until = NULL WHERE id = ${id}`
+    /**
+     * Releases leases whose attempts died with their process. SQLite, at start (`atStart`): every
+     * lease, this process being the only one. PostgreSQL, at start and then now and again: the
+     * leases of instances that are gone, those whose slot no session of this database holds (the
+     * others are left to their instance, or to run out); an instance takes its slot before its
+     * first claim, so a live instance's lease is never taken for a dead one's.
+     */
+    const releaseAbandonedClaims = (now: number, atStart: boolean) =>
+      sql.onDialectOrElse({
+        pg: () =>
+          Effect.asVoid(sql`UPDATE outbox_deliveries SET claimed_until = NULL
+            WHERE status = 'pending' AND next_attempt_at <= ${now} AND claimed_until >= ${now}
+              AND claimed_until % ${LEASE_SLOTS} NOT IN (
+                SELECT objid::bigint FROM pg_locks
+                WHERE locktype = 'advisory' AND classid = ${LEASE_SLOT_LOCK} AND objsubid = 2 AND granted
+                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))`),
+        orElse: () =>
+          atStart
+            ? Effect.asVoid(sql`UPDATE outbox_deliveries SET claimed_until = NULL WHERE claimed_until IS NOT NULL`)
+            : Effect.void
+      })
 
-    /** Records an attempt's outcome, unless the delivery was cancelled meanwhile. */
-    const record = (outcome: Outcome, at: string) =>
-      sql`UPDATE outbox_deliveries
+    /** Gives back the lease `lease` of a delivery (an attempt interrupted, uncounted), unless it was taken over. */
+    const release = (id: number, lease: number) =>
+      sql`UPDATE outbox_deliveries SET claimed_until = NULL WHERE id = ${id} AND claimed_until = ${lease}`
+
+    /**
+     * Records an attempt's outcome, if its delivery is still pending under the lease `lease` the
+     * attempt was claimed with: not when it was cancelled meanwhile, nor when the lease ran out and
+     * another claim took the delivery (a late finisher never overwrites its successor). Answers
+     * whether it was recorded.
+     */
+    const record = (outcome: Outcome, lease: number, at: string) =>
+      Effect.map(
+        sql`UPDATE outbox_deliveries
           SET status = ${outcome.status}, attempts = attempts + 1, last_status_code = ${outcome.statusCode},
               last_error = ${outcome.error}, last_response = ${outcome.response},
               next_attempt_at = ${outcome.nextAttemptAt}, claimed_until = NULL, updated_at = ${at},
               delivered_at = ${outcome.status === "delivered" ? at : null}
-          WHERE id = ${outcome.deliveryId} AND status = 'pending'`
+          WHERE id = ${outcome.deliveryId} AND status = 'pending' AND claimed_until = ${lease}
+          RETURNING id`,
+        (rows) => rows.length > 0
+      )
 
     /** One more attempt, now, for a failed or cancelled delivery. */
     const retry = (id: number, now: number, at: string) =>
@@ -149,6 +251,18 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
             claimed_until = NULL, updated_at = ${at}
           WHERE webhook_id = ${webhookId} AND status = 'pending'`
 
-    return { insert, insertWebhookDeliveries, due, nextDue, claim, releaseAllClaims, release, record, retry, cancelPendingOfWebhook } as const
+    return {
+      insert,
+      insertWebhookDeliveries,
+      due,
+      nextDue,
+      claim,
+      leaseSlot,
+      releaseAbandonedClaims,
+      release,
+      record,
+      retry,
+      cancelPendingOfWebhook
+    } as const
   })
 }) {}

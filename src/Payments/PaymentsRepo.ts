@@ -3,7 +3,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { DirectSql } from "../Db/Sqlite.js"
+import { dialectOf } from "../Db/Dialect.js"
+import { DirectSql } from "../Db/DirectSql.js"
 
 export const PurchaseRow = Schema.Struct({
   id: Schema.Number,
@@ -46,14 +47,17 @@ export class PaymentsRepo extends Effect.Service<PaymentsRepo>()("Convene/Paymen
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
+    const d = dialectOf(sql)
+    // PostgreSQL's CROSS JOIN takes no ON (its planner picks the order itself)
+    const crossJoin = sql.literal(d.name === "pg" ? "JOIN" : "CROSS JOIN")
 
     // The purchases of the event holding an item of one of the persons: all of each such purchase's
     // items and refunds are needed, since a purchase's total and refunds cover every guest in it.
     // CROSS JOIN fixes the order: from the persons through their items (by index), since the
     // planner would otherwise walk every purchase of the event (25,000 cost 30 times as much).
     const purchasesOf = (eventId: number, personIds: string) =>
-      sql`SELECT it.purchase_id FROM json_each(${personIds}) j
-          CROSS JOIN purchase_items it ON it.person_id = j.value
+      sql`SELECT it.purchase_id FROM ${d.values(personIds, "integer")}
+          ${crossJoin} purchase_items it ON it.person_id = j.value
           JOIN purchases pu ON pu.id = it.purchase_id WHERE pu.event_id = ${eventId}`
 
     /**

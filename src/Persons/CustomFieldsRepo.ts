@@ -3,7 +3,9 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { DirectSql } from "../Db/Sqlite.js"
+import { dialectOf } from "../Db/Dialect.js"
+import { DirectSql } from "../Db/DirectSql.js"
+import { activePersonByEmail } from "./BatchJoins.js"
 import type { RowBatch } from "./PersonBatches.js"
 import { FieldType } from "./Domain.js"
 
@@ -62,6 +64,8 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
+    const d = dialectOf(sql)
+    const optionsJson = sql.literal(d.jsonObjects("'id', o.public_id, 'value', o.value, 'color', o.color", "o.id"))
 
     const fields = SqlSchema.findAll({
       Request: Schema.Number,
@@ -94,34 +98,43 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
         : direct.rows<ValueRow>(
             sql`SELECT v.person_id, v.field_id, v.public_id, v.value, f.public_id AS field_public_id, f.name, f.type,
                   CASE WHEN f.type = 'multiselect' THEN
-                    (SELECT json_group_array(json_object('id', o.public_id, 'value', o.value, 'color', o.color) ORDER BY o.id)
+                    (SELECT ${optionsJson}
                        FROM custom_field_options o WHERE o.field_id = f.id)
                   END AS options
                 FROM person_field_values v JOIN custom_fields f ON f.id = v.field_id
-                WHERE v.person_id IN (SELECT value FROM json_each(${JSON.stringify(personIds)}))
+                WHERE v.person_id IN ${d.inValues(JSON.stringify(personIds), "integer")}
                 ORDER BY v.person_id, v.field_id`
           )
 
-    /** The stored values of several persons, as stored (multiselect: a JSON array of option ids). */
+    /**
+     * The stored values of several persons, as stored (multiselect: a JSON array of option ids). An
+     * import asks for thousands at once: on PostgreSQL the ids drive, each finding its values by
+     * the index (BatchJoins.ts).
+     */
     const storedValues = (personIds: ReadonlyArray<number>) =>
       personIds.length === 0
         ? Effect.succeed<ReadonlyArray<StoredValue>>([])
         : direct.rows<StoredValue>(
-          sql`SELECT person_id, field_id, value FROM person_field_values
-              WHERE person_id IN (SELECT value FROM json_each(${JSON.stringify(personIds)}))`
+          d.name === "pg"
+            ? sql`SELECT v.person_id, v.field_id, v.value
+                FROM (SELECT DISTINCT v::bigint AS value FROM jsonb_array_elements_text(${JSON.stringify(personIds)}::jsonb) AS t(v)) j
+                CROSS JOIN LATERAL (SELECT v.person_id, v.field_id, v.value FROM person_field_values v
+                  WHERE v.person_id = j.value OFFSET 0) v`
+            : sql`SELECT person_id, field_id, value FROM person_field_values
+              WHERE person_id IN ${d.inValues(JSON.stringify(personIds), "integer")}`
         )
 
     /**
      * Sets values of active persons (by email key) in one statement, only where the person has none
-     * for the field yet (`CROSS JOIN`: see `PersonsRepo.addFirstPhones`).
+     * for the field yet (each person found by its email's index: BatchJoins.ts).
      */
     const fillValuesMany = (organizationId: number, values: RowBatch<NewValue>, at: string) =>
       values.size === 0
         ? Effect.void
         : Effect.asVoid(direct.run(
           sql`INSERT INTO person_field_values (public_id, person_id, field_id, value, updated_at)
-              SELECT j.value ->> 0, p.id, j.value ->> 2, j.value ->> 3, ${at} FROM json_each(${values.json}) j
-              CROSS JOIN persons p ON p.organization_id = ${organizationId} AND p.email_key = j.value ->> 1 AND p.archived_at IS NULL
+              SELECT ${d.at(0)}, p.id, ${d.at(2, "integer")}, ${d.at(3)}, ${at} FROM ${d.rows(values.json)}
+              ${activePersonByEmail(sql, d, organizationId, d.at(1))}
               WHERE true
               ON CONFLICT (person_id, field_id) DO NOTHING`
         ))

@@ -1,4 +1,4 @@
-/** Persons, their phones and SMS consent in SQLite; every query is scoped to one organization. */
+/** Persons, their phones and SMS consent; every query is scoped to one organization. */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
@@ -6,8 +6,10 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { DirectSql } from "../Db/Sqlite.js"
-import { ftsPhrase, likeContains, nameKeyOf, TRIGRAM } from "./Keys.js"
+import { dialectOf } from "../Db/Dialect.js"
+import { DirectSql } from "../Db/DirectSql.js"
+import { activePersonByEmail } from "./BatchJoins.js"
+import { nameKeyOf, TRIGRAM } from "./Keys.js"
 import { type FilledPerson, type FirstPhone, type ImportedPerson, importedColumns, type MatchRow, type RowBatch } from "./PersonBatches.js"
 import { emailKeyOf } from "../Domain/Fields.js"
 import type { SmsConsentValue } from "./Domain.js"
@@ -80,6 +82,14 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
+    const d = dialectOf(sql)
+    /** A text parameter PostgreSQL cannot type from its place (`? IS NULL`). */
+    const textParam = (value: string | null) => d.name === "pg" ? sql`CAST(${value} AS text)` : sql`${value}`
+    /** A condition as 0 or 1 (PostgreSQL answers booleans). */
+    const bit = (condition: string) => d.name === "pg" ? `(${condition})::int` : `(${condition})`
+    const hasPhoneBit = d.name === "pg"
+      ? "(EXISTS (SELECT 1 FROM phones f WHERE f.person_id = p.id))::int"
+      : "EXISTS (SELECT 1 FROM phones f WHERE f.person_id = p.id)"
     const one = (statement: Statement.Statement<unknown>) => Effect.map(direct.first<PersonRow>(statement), Option.fromNullable)
     const many = (statement: Statement.Statement<unknown>) => direct.rows<PersonRow>(statement)
 
@@ -102,7 +112,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
 
     /** The organization's persons with these public ids (archived ones included), in creation order. */
     const byPublicIds = (organizationId: number, publicIds: ReadonlyArray<string>) =>
-      many(sql`${select} WHERE p.public_id IN (SELECT value FROM json_each(${JSON.stringify(publicIds)}))
+      many(sql`${select} WHERE p.public_id IN ${d.inValues(JSON.stringify(publicIds), "text")}
                AND p.organization_id = ${organizationId} ORDER BY p.id`)
 
     interface SearchRequest {
@@ -118,12 +128,13 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     const archivedFilter = (includeArchived: boolean) =>
       includeArchived ? sql.literal("") : sql.literal("AND p.archived_at IS NULL")
 
-    const byNameClause = ({ includeArchived, organizationId, term }: SearchRequest) =>
+    /** A name search's clause (SQLite's trigram match, for 3+ characters, leads: it picks the rows). */
+    const nameClause = (organizationId: number, filter: Statement.Fragment, term: string) =>
       [...term].length >= TRIGRAM
-        ? sql`WHERE p.id IN (SELECT rowid FROM persons_search WHERE persons_search MATCH ${ftsPhrase(term)})
-              AND p.organization_id = ${organizationId} ${archivedFilter(includeArchived)}`
-        : sql`WHERE p.organization_id = ${organizationId} ${archivedFilter(includeArchived)}
-              AND p.name_key LIKE ${likeContains(term)} ESCAPE '\\'`
+        ? sql`WHERE ${d.nameContains(term)} AND p.organization_id = ${organizationId} ${filter}`
+        : sql`WHERE p.organization_id = ${organizationId} ${filter} AND ${d.nameContains(term)}`
+    const byNameClause = ({ includeArchived, organizationId, term }: SearchRequest) =>
+      nameClause(organizationId, archivedFilter(includeArchived), term)
     const byEmailClause = ({ includeArchived, organizationId, term }: SearchRequest) =>
       sql`WHERE p.organization_id = ${organizationId} ${archivedFilter(includeArchived)}
           AND p.email_key = ${emailKeyOf(term)}`
@@ -153,11 +164,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
         ? sql`WHERE p.organization_id = ${organizationId} ${stateFilter(archived)}`
         : term.by === "email"
         ? sql`WHERE p.organization_id = ${organizationId} ${stateFilter(archived)} AND p.email_key = ${emailKeyOf(term.text)}`
-        : [...term.text].length >= TRIGRAM
-        ? sql`WHERE p.id IN (SELECT rowid FROM persons_search WHERE persons_search MATCH ${ftsPhrase(term.text)})
-              AND p.organization_id = ${organizationId} ${stateFilter(archived)}`
-        : sql`WHERE p.organization_id = ${organizationId} ${stateFilter(archived)}
-              AND p.name_key LIKE ${likeContains(term.text)} ESCAPE '\\'`
+        : nameClause(organizationId, stateFilter(archived), term.text)
     const browse = (r: BrowseRequest) =>
       many(sql`${select} ${browseClause(r)} ORDER BY p.id LIMIT ${r.limit} OFFSET ${r.skip}`)
     const countBrowse = (r: BrowseRequest) => count(sql`SELECT count(*) AS total FROM persons p ${browseClause(r)}`)
@@ -200,7 +207,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
           created_at: row.createdAt,
           updated_at: row.createdAt
         })
-      }`.pipe(direct.run)
+      } RETURNING id`.pipe(direct.insert)
 
     /** The row id of the organization's person with this public id (archived ones included), if any. */
     const idByPublicId = (organizationId: number, publicId: string) =>
@@ -214,7 +221,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       Effect.map(
         direct.rows(sql`UPDATE persons SET company = coalesce(company, ${company}), position = coalesce(position, ${position}),
               updated_at = ${at}
-            WHERE id = ${personId} AND ((company IS NULL AND ${company} IS NOT NULL) OR (position IS NULL AND ${position} IS NOT NULL))
+            WHERE id = ${personId} AND ((company IS NULL AND ${textParam(company)} IS NOT NULL) OR (position IS NULL AND ${textParam(position)} IS NOT NULL))
             RETURNING 1`),
         (rows) => rows.length > 0
       )
@@ -255,16 +262,24 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
           [rows, rows.length < size ? Option.none() : Option.some(rows[rows.length - 1]!.id)] as const)
       ).pipe(Stream.filter((rows) => rows.length > 0))
 
-    /** The active persons holding these emails (given as `emailKeyOf` keys). */
+    /**
+     * The active persons holding these emails (given as `emailKeyOf` keys). On PostgreSQL the keys
+     * drive, each finding its person by the index (BatchJoins.ts).
+     */
     const activeByEmailKeys = (organizationId: number, emailKeys: ReadonlyArray<string>) =>
       emailKeys.length === 0
         ? Effect.succeed<ReadonlyArray<MatchRow>>([])
         : direct.rows<MatchRow>(sql`SELECT p.id, p.public_id, p.email_key,
-              ${sql.literal(importedColumns.map((column, i) => `((p.${column} IS NULL) << ${i})`).join(" | "))} AS blanks,
-              EXISTS (SELECT 1 FROM phones f WHERE f.person_id = p.id) AS has_phone
-            FROM persons p
+              ${sql.literal(importedColumns.map((column, i) => `(${bit(`p.${column} IS NULL`)} << ${i})`).join(" | "))} AS blanks,
+              ${sql.literal(hasPhoneBit)} AS has_phone
+            ${
+          d.name === "pg"
+            ? sql`FROM (SELECT DISTINCT v AS value FROM jsonb_array_elements_text(${JSON.stringify(emailKeys)}::jsonb) AS t(v)) j
+                ${activePersonByEmail(sql, d, organizationId, sql`j.value`, "p.*")}`
+            : sql`FROM persons p
             WHERE p.organization_id = ${organizationId} AND p.archived_at IS NULL
-              AND p.email_key IN (SELECT value FROM json_each(${JSON.stringify(emailKeys)}))`)
+              AND p.email_key IN ${d.inValues(JSON.stringify(emailKeys), "text")}`
+        }`)
 
     /** Creates persons in one statement. */
     const insertMany = (organizationId: number, persons: RowBatch<ImportedPerson>, at: string) =>
@@ -272,9 +287,9 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
         ? Effect.void
         : Effect.asVoid(direct.run(sql`INSERT INTO persons (public_id, organization_id,
               email, email_key, name_key, ${sql.literal(importedColumns.join(", "))}, created_at, updated_at)
-            SELECT j.value ->> 0, ${organizationId}, j.value ->> 1, j.value ->> 2, j.value ->> 3,
-              ${sql.literal(importedColumns.map((_, i) => `j.value ->> ${i + 4}`).join(", "))}, ${at}, ${at}
-            FROM json_each(${persons.json}) j`))
+            SELECT ${d.at(0)}, ${organizationId}, ${d.at(1)}, ${d.at(2)}, ${d.at(3)},
+              ${sql.csv(importedColumns.map((_, i) => d.at(i + 4)))}, ${at}, ${at}
+            FROM ${d.rows(persons.json)}`))
 
     /**
      * Fills blank fields of existing active persons in one statement (a value the person has is
@@ -287,25 +302,25 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
         ? Effect.succeed(0)
         : Effect.map(
           direct.rows<{ readonly id: number }>(sql`UPDATE persons SET
-              ${sql.literal(importedColumns.map((column, i) => `${column} = coalesce(persons.${column}, j.value ->> ${i + 2})`).join(", "))},
+              ${sql.csv(importedColumns.map((column, i) => sql`${sql.literal(`${column} = coalesce(persons.${column}, `)}${d.at(i + 2)})`))},
               updated_at = ${at}
-            FROM json_each(${persons.json}) j
-            WHERE persons.id = j.value ->> 0 AND persons.email_key = j.value ->> 1 AND persons.archived_at IS NULL
+            FROM ${d.rows(persons.json)}
+            WHERE persons.id = ${d.at(0, "integer")} AND persons.email_key = ${d.at(1)} AND persons.archived_at IS NULL
             RETURNING persons.id`),
           (rows) => rows.length
         )
 
     /**
      * Gives each active person (by email key) the phone number as its preferred one, unless it has
-     * a phone already. (`CROSS JOIN` keeps the batch as the outer loop, each person found by its
-     * email's index; SQLite would otherwise scan the organization's persons.)
+     * a phone already. (The batch is the outer loop, each person found by its email's index,
+     * BatchJoins.ts; SQLite would otherwise scan the organization's persons.)
      */
     const addFirstPhones = (organizationId: number, phones: RowBatch<FirstPhone>, at: string) =>
       phones.size === 0
         ? Effect.void
         : Effect.asVoid(direct.run(sql`INSERT INTO phones (person_id, number, is_preferred, created_at)
-            SELECT p.id, j.value ->> 1, 1, ${at} FROM json_each(${phones.json}) j
-            CROSS JOIN persons p ON p.organization_id = ${organizationId} AND p.email_key = j.value ->> 0 AND p.archived_at IS NULL
+            SELECT p.id, ${d.at(1)}, 1, ${at} FROM ${d.rows(phones.json)}
+            ${activePersonByEmail(sql, d, organizationId, d.at(0))}
             WHERE NOT EXISTS (SELECT 1 FROM phones f WHERE f.person_id = p.id)`))
 
     const setConsent = (row: { organizationId: number; number: string; consent: string; source: string; at: string }) =>

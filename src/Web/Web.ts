@@ -92,8 +92,12 @@ export interface Form {
   readonly has: (name: string) => boolean
 }
 
+/**
+ * A form's fields. U+0000 is dropped from every value: no one types it, no page shows it, and
+ * PostgreSQL's text cannot hold it (the API refuses it in bodies and queries instead).
+ */
 const formOf = (text: string): Form => {
-  const params = new URLSearchParams(text)
+  const params = new URLSearchParams(text.includes("%00") ? text.replace(/%00/g, "") : text)
   return {
     get: (name) => (params.get(name) ?? "").trim(),
     raw: (name) => params.get(name) ?? "",

@@ -9,6 +9,7 @@
  * holds a part or two of it, never the whole (the dispatcher runs one large attempt at a time).
  */
 import * as HttpBody from "@effect/platform/HttpBody"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
@@ -60,6 +61,7 @@ export const webhookChannel = Effect.gen(function*() {
   const { webhooks } = yield* AppConfig
   const repo = yield* WebhooksRepo
   const outbox = yield* OutboxRepo
+  const sql = yield* SqlClient.SqlClient
   // Keep-alive is safe with hostile receivers: the agent pools a socket only once its response was
   // parsed to the end, and an attempt that stops reading early aborts its request, destroying the
   // socket (Delivery.ts). The agent's `timeout` ends pooled sockets left idle (on a socket in use,
@@ -104,7 +106,7 @@ export const webhookChannel = Effect.gen(function*() {
       }))
       : Effect.succeed(partedBody(row.message_row, row.parts_bytes))
 
-  const deliver = (id: number) =>
+  const deliver = (id: number, lease: number) =>
     Effect.gen(function*() {
       const row = yield* repo.attempt(id)
       // Deleting or disabling a registration cancels its pending deliveries in the same
@@ -113,15 +115,21 @@ export const webhookChannel = Effect.gen(function*() {
       if (row === undefined || row.status !== "pending") return
       const body = yield* bodyOf(row)
       const result = yield* attempt(client, row, body, { timeout: webhooks.timeout, schedule: webhooks.retrySchedule })
-      // the outcome is recorded whole or not at all: an interruption here leaves the claim to be released
-      yield* Effect.uninterruptible(Effect.gen(function*() {
+      // The outcome is recorded whole or not at all: an interruption here leaves the claim to be
+      // released. It is recorded only under this attempt's lease (a late finisher whose lease ran
+      // out and was taken by another claim changes nothing, not even on a 410: its successor gets
+      // the answer too). A 410's outcome, the registration disabled and its pending deliveries
+      // cancelled are one transaction: nobody sees the delivery failed and the registration enabled.
+      const record = Effect.gen(function*() {
         const at = yield* nowIso
-        yield* outbox.record(result.outcome, at)
+        const recorded = yield* outbox.record(result.outcome, lease, at)
+        if (!recorded) return yield* Effect.logDebug("Webhook attempt not recorded: its delivery was cancelled or claimed again meanwhile")
         if (result.gone) {
           yield* repo.disable(row.webhook_id, at)
           yield* outbox.cancelPendingOfWebhook(row.webhook_id, "registration disabled: the receiver answered 410 Gone", at)
         }
-      }))
+      })
+      yield* Effect.uninterruptible(result.gone ? sql.withTransaction(record) : record)
     })
 
   return { name: "webhook", deliver } satisfies Channel

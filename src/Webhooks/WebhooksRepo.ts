@@ -9,7 +9,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { DirectSql } from "../Db/Sqlite.js"
+import { DirectSql } from "../Db/DirectSql.js"
 import { DeliveryStatus, WebhookType } from "./Domain.js"
 
 export const RegistrationRow = Schema.Struct({
@@ -56,11 +56,21 @@ export interface NewMessage {
 const MESSAGE_ROWS: ReadonlyArray<number> = [1, 8, 64]
 const MOST_MESSAGE_ROWS = 64
 
-const messagesStatement = (rows: number) =>
-  `INSERT INTO webhook_messages (public_id, organization_id, type, payload, created_at)
+/**
+ * The statement text for `rows` messages, on SQLite (`?` parameters) or PostgreSQL (`$n`
+ * parameters, and the alias a subquery in FROM needs before PostgreSQL 16); the parameters are
+ * the organization, the type, the time, then each row's public id and body.
+ */
+const messagesStatement = (rows: number, pg: boolean) =>
+  pg
+    ? `INSERT INTO webhook_messages (public_id, organization_id, type, payload, created_at)
+   SELECT column1, $1, $2, column2, $3 FROM (VALUES ${
+      Array.from({ length: rows }, (_, i) => `($${4 + 2 * i}, $${5 + 2 * i})`).join(", ")
+    }) AS v
+   WHERE column1 IS NOT NULL`
+    : `INSERT INTO webhook_messages (public_id, organization_id, type, payload, created_at)
    SELECT column1, ?, ?, column2, ? FROM (VALUES ${Array.from({ length: rows }, () => "(?, ?)").join(", ")})
    WHERE column1 IS NOT NULL`
-const MESSAGE_STATEMENTS = new Map(MESSAGE_ROWS.map((rows) => [rows, messagesStatement(rows)]))
 
 export const DeliveryListRow = Schema.Struct({
   public_id: Schema.String,
@@ -95,6 +105,10 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
+    const onPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+    const messageStatements = new Map(MESSAGE_ROWS.map((rows) => [rows, messagesStatement(rows, onPg)]))
+    /** A text column's value as UTF-8 bytes (a Buffer). */
+    const asBytes = (column: string) => sql.literal(onPg ? `convert_to(${column}, 'UTF8')` : `CAST(${column} AS BLOB)`)
 
     const active = SqlSchema.findOne({
       Request: Schema.Struct({ organizationId: Schema.Number, url: Schema.String, type: WebhookType }),
@@ -161,15 +175,15 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
             const message = messages[i]
             params.push(message?.publicId ?? null, message?.payload ?? null)
           }
-          yield* direct.run(sql.unsafe(MESSAGE_STATEMENTS.get(rows)!, params))
+          yield* direct.run(sql.unsafe(messageStatements.get(rows)!, params))
           start += rows
         }
       })
 
     /** A large message, its body to come in parts (`insertPart`, then `endParts`); answers its row id. */
     const insertPartedMessage = (row: { publicId: string; organizationId: number; type: WebhookType; at: string }) =>
-      direct.run(sql`INSERT INTO webhook_messages (public_id, organization_id, type, payload, payload_bytes, created_at)
-          VALUES (${row.publicId}, ${row.organizationId}, ${row.type}, '', 0, ${row.at})`)
+      direct.insert(sql`INSERT INTO webhook_messages (public_id, organization_id, type, payload, payload_bytes, created_at)
+          VALUES (${row.publicId}, ${row.organizationId}, ${row.type}, '', 0, ${row.at}) RETURNING id`)
 
     const insertPart = (messageRow: number, seq: number, part: string) =>
       direct.run(sql`INSERT INTO webhook_message_parts (message_id, seq, part) VALUES (${messageRow}, ${seq}, ${part})`)
@@ -188,7 +202,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
     /** A message's body kept in `payload`, as UTF-8 bytes (a Buffer, outside the JS heap). */
     const payload = (messageRow: number) =>
       Effect.map(
-        direct.first<{ payload: Uint8Array }>(sql`SELECT CAST(payload AS BLOB) AS payload FROM webhook_messages WHERE id = ${messageRow}`),
+        direct.first<{ payload: Uint8Array }>(sql`SELECT ${asBytes("payload")} AS payload FROM webhook_messages WHERE id = ${messageRow}`),
         (row) => row?.payload ?? new Uint8Array(0)
       )
 
@@ -196,7 +210,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
     const part = (messageRow: number, seq: number) =>
       Effect.map(
         direct.first<{ part: Uint8Array }>(
-          sql`SELECT CAST(part AS BLOB) AS part FROM webhook_message_parts WHERE message_id = ${messageRow} AND seq = ${seq}`
+          sql`SELECT ${asBytes("part")} AS part FROM webhook_message_parts WHERE message_id = ${messageRow} AND seq = ${seq}`
         ),
         (row) => row?.part
       )

@@ -69,7 +69,7 @@ const launch = (dataDirectory: string, socketDirectory: string, port: number) =>
       "-c", "fsync=off",
       "-c", "synchronous_commit=off",
       "-c", "full_page_writes=off",
-      "-c", "max_connections=40",
+      "-c", "max_connections=300",
       "-c", "shared_buffers=32MB"
     ])
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } })

@@ -9,10 +9,11 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AppConfig, appConfig } from "../../src/Config/AppConfig.js"
-import { DirectSql } from "../../src/Db/Sqlite.js"
+import { DirectSql } from "../../src/Db/DirectSql.js"
 import { Organizations } from "../../src/Organizations/Organizations.js"
 import { AppLive } from "../../src/Server.js"
 import { NodeServerLive } from "../../src/Shutdown.js"
+import { onPostgres, testDatabaseUrl } from "./Engine.js"
 
 export const API_TOKEN = "cvn_test_0123456789abcdefghijklmnopqrstuvwxyz"
 export const ADMIN_EMAIL = "owner@acme.test"
@@ -69,6 +70,8 @@ export const send = (url: string) => <T = any>(method: string, path: string, opt
 /** The environment a test server starts with; tests override entries. */
 export const testEnvironment = (databasePath: string): Record<string, string> => ({
   DATABASE_PATH: databasePath,
+  // on PostgreSQL (test/support/Engine.ts), a fresh database of its own
+  ...(onPostgres ? { DATABASE_URL: testDatabaseUrl() } : {}),
   BOOTSTRAP_ORG_SLUG: "acme",
   BOOTSTRAP_ORG_NAME: "Acme",
   BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL,

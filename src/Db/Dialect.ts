@@ -1,0 +1,82 @@
+/**
+ * Where SQLite and PostgreSQL differ, in one place. Repositories build their statements with the
+ * ambient `sql` tag and take these fragments from `dialectOf(sql)` where the engines disagree:
+ *
+ * | what | SQLite | PostgreSQL |
+ * |---|---|---|
+ * | a JSON array as a table `j` (`value`, `key` in array order) | `json_each(?)` | `jsonb_array_elements(?::jsonb) WITH ORDINALITY` |
+ * | field `i` of a row array `j.value` | `j.value ->> i` (typed as stored) | `(j.value ->> i)::<type>` (text otherwise) |
+ * | equality where NULL equals NULL | `a IS b` | `a IS NOT DISTINCT FROM b` |
+ * | rows as a JSON array of objects | `json_group_array(json_object(…))` | `json_agg(json_build_object(…))::text` |
+ * | case-insensitive order | `x COLLATE NOCASE` | `lower(x)` |
+ * | a substring of a person's name | FTS5 trigram table `persons_search` (3+ characters), else `LIKE` | `LIKE` on `name_key`, served by the `pg_trgm` GIN index (3+ characters) |
+ *
+ * Everything else the repositories write is common SQL: `INSERT … ON CONFLICT`, `RETURNING`,
+ * `LIMIT … OFFSET`, `->>` on JSON text columns, ISO-8601 text dates compared as text, 0/1 integers
+ * for booleans (both schemas, migrations/pg/0001_tenancy.ts).
+ */
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
+import { ftsPhrase, likeContains, TRIGRAM } from "../Persons/Keys.js"
+
+export type FieldType = "integer" | "text" | "real"
+
+export interface Dialect {
+  readonly name: "sqlite" | "pg"
+  /** A JSON array of scalars as a table `j` (`j.value` of `type`, `j.key` its position), for `FROM`. */
+  readonly values: (json: string, type: FieldType) => Statement.Fragment
+  /** `(SELECT value FROM …)` of a JSON array of scalars, for `x IN …`. */
+  readonly inValues: (json: string, type: FieldType) => Statement.Fragment
+  /** A JSON array of row arrays as a table `j` (`j.value` the row, `j.key` its position), for `FROM`. */
+  readonly rows: (json: string) => Statement.Fragment
+  /** Field `index` of the row `j.value` of `rows`, as `type` (NULL stays NULL). */
+  readonly at: (index: number, type?: FieldType) => Statement.Fragment
+  /** `a = b`, where NULL equals NULL. */
+  readonly same: (a: Statement.Fragment, b: Statement.Fragment) => Statement.Fragment
+  /**
+   * SQL text (no parameters, for `sql.literal`) giving the JSON text of an array of objects (`[]`
+   * when there are none): `pairs` are the arguments of `json_object` (`'key', column, …`), in
+   * `orderBy` order; for a correlated subquery's SELECT.
+   */
+  readonly jsonObjects: (pairs: string, orderBy: string) => string
+  /** `column`, ordered without regard to case. */
+  readonly nocase: (column: string) => Statement.Fragment
+  /** A condition: the person `p`'s name contains `term` (case-insensitive). */
+  readonly nameContains: (term: string) => Statement.Fragment
+}
+
+const typeOf = (type: FieldType) => type === "integer" ? "bigint" : type === "real" ? "double precision" : "text"
+
+const sqlite = (sql: SqlClient.SqlClient): Dialect => ({
+  name: "sqlite",
+  values: (json) => sql`json_each(${json}) j`,
+  inValues: (json) => sql`(SELECT value FROM json_each(${json}))`,
+  rows: (json) => sql`json_each(${json}) j`,
+  at: (index) => sql.literal(`j.value ->> ${index}`),
+  same: (a, b) => sql`${a} IS ${b}`,
+  jsonObjects: (pairs, orderBy) => `json_group_array(json_object(${pairs}) ORDER BY ${orderBy})`,
+  nocase: (column) => sql.literal(`${column} COLLATE NOCASE`),
+  nameContains: (term) =>
+    [...term].length >= TRIGRAM
+      ? sql`p.id IN (SELECT rowid FROM persons_search WHERE persons_search MATCH ${ftsPhrase(term)})`
+      : sql`p.name_key LIKE ${likeContains(term)} ESCAPE '\\'`
+})
+
+const pg = (sql: SqlClient.SqlClient): Dialect => ({
+  name: "pg",
+  values: (json, type) =>
+    sql`(SELECT v::${sql.literal(typeOf(type))} AS value, k AS key
+          FROM jsonb_array_elements_text(${json}::jsonb) WITH ORDINALITY AS t(v, k)) j`,
+  inValues: (json, type) => sql`(SELECT v::${sql.literal(typeOf(type))} FROM jsonb_array_elements_text(${json}::jsonb) AS t(v))`,
+  rows: (json) => sql`jsonb_array_elements(${json}::jsonb) WITH ORDINALITY AS j(value, key)`,
+  at: (index, type = "text") =>
+    type === "text" ? sql.literal(`(j.value ->> ${index})`) : sql.literal(`(j.value ->> ${index})::${typeOf(type)}`),
+  same: (a, b) => sql`${a} IS NOT DISTINCT FROM ${b}`,
+  jsonObjects: (pairs, orderBy) => `COALESCE(json_agg(json_build_object(${pairs}) ORDER BY ${orderBy}), '[]'::json)::text`,
+  nocase: (column) => sql.literal(`lower(${column})`),
+  // the trigram index serves LIKE for 3 characters or more; shorter terms scan, as on SQLite
+  nameContains: (term) => sql`p.name_key LIKE ${likeContains(term)} ESCAPE '\\'`
+})
+
+/** The dialect of the client's engine. */
+export const dialectOf = (sql: SqlClient.SqlClient): Dialect => sql.onDialectOrElse({ pg: () => pg(sql), orElse: () => sqlite(sql) })

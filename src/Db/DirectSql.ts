@@ -1,0 +1,33 @@
+/**
+ * The statement path of the repositories' hot reads and writes, on either engine (Db/Sqlite.ts,
+ * Db/Postgres.ts). Statements are built with the ambient `SqlClient`'s `sql` tag, so they compile
+ * for the engine in use; rows come back as the engine gives them, typed by the caller (each query
+ * names its columns, and the columns are typed by the schema on both engines).
+ */
+import type * as SqlError from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
+
+export interface DirectSqlShape {
+  readonly rows: <A>(statement: Statement.Statement<unknown>) => Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
+  readonly first: <A>(statement: Statement.Statement<unknown>) => Effect.Effect<A | undefined, SqlError.SqlError>
+  /** A write (INSERT, UPDATE, DELETE) answering nothing. */
+  readonly run: (statement: Statement.Statement<unknown>) => Effect.Effect<void, SqlError.SqlError>
+  /** An `INSERT … RETURNING id` of one row; resolves to that id. */
+  readonly insert: (statement: Statement.Statement<unknown>) => Effect.Effect<number, SqlError.SqlError>
+  /**
+   * Runs the reads of a stream (its `rows` and `first`) on one consistent, read-only snapshot of
+   * the database, taken at its first read and held until the stream ends, fails or is interrupted:
+   * an answer read in many batches then never mixes states, and writers go on meanwhile (neither
+   * side waits for the other). Writes inside it fail. SQLite: a read transaction on a read-only
+   * connection of its own; PostgreSQL: a `REPEATABLE READ READ ONLY` transaction on a pooled
+   * connection reserved for the stream.
+   */
+  readonly snapshot: <A, E, R>(stream: Stream.Stream<A, E, R>) => Stream.Stream<A, E | SqlError.SqlError, R>
+  /** Statements executed so far, by any path, snapshots included (for tests that bound queries). */
+  readonly executed: () => number
+}
+
+export class DirectSql extends Context.Tag("Convene/DirectSql")<DirectSql, DirectSqlShape>() {}

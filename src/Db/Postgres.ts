@@ -1,0 +1,114 @@
+/**
+ * The PostgreSQL client (`DATABASE_URL`, CONTRACT §15): `@effect/sql-pg`'s pooled client, with
+ * - numbers as numbers: `bigint` (every id and count) and `numeric` (sums) come back from `pg` as
+ *   strings unless parsed; every value the service stores fits in a double;
+ * - write transactions one at a time across every instance, as SQLite's single writer gives them:
+ *   each begins by taking one transaction-scoped advisory lock. The service's invariants that span
+ *   statements (a guest list's capacity, one change-feed sequence in commit order, a member's last
+ *   Super Admin) then hold on both engines with the same code, at READ COMMITTED. Reads and single
+ *   statements outside a transaction do not take it, so they run in parallel on the pool;
+ * - `DirectSql` over the same pool, with snapshots as `REPEATABLE READ READ ONLY` transactions on
+ *   a connection reserved for the stream.
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import type * as SqlConnection from "@effect/sql/SqlConnection"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlError from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import Pg from "pg"
+import { DirectSql, type DirectSqlShape } from "./DirectSql.js"
+
+/** The advisory lock every write transaction holds ("CONVENE" in ASCII, as one bigint). */
+export const WRITE_LOCK = 0x434f4e56454e45
+
+const INT8 = 20
+const NUMERIC = 1700
+
+const types: Pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8 || oid === NUMERIC
+      ? (value: string) => Number(value)
+      : Pg.types.getTypeParser(oid, format as "text")) as Pg.CustomTypesConfig["getTypeParser"]
+}
+
+/**
+ * U+0000 in a statement's text value, which PostgreSQL's text cannot hold: the API refuses it in
+ * bodies and queries, and forms drop it (Web.ts), so what remains are path identifiers, which name
+ * nothing with it. U+FFFD keeps such a lookup finding nothing, as SQLite does, instead of failing.
+ */
+const withoutNul = (value: unknown): unknown =>
+  typeof value === "string" && value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value
+
+export interface Options {
+  readonly url: Redacted.Redacted
+  /** Connections in this instance's pool. */
+  readonly maxConnections?: number
+}
+
+/** The connection a snapshot's reads run on (provided by `DirectSql.snapshot`). */
+class CurrentSnapshot extends Context.Tag("Convene/Postgres/CurrentSnapshot")<CurrentSnapshot, SqlConnection.Connection>() {}
+
+export const make = (options: Options) =>
+  Effect.gen(function*() {
+    const pg = yield* PgClient.make({
+      url: options.url,
+      maxConnections: options.maxConnections ?? 10,
+      applicationName: "convene",
+      types
+    })
+    const lock = pg`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`
+    const withTransaction = <R, E, A>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+      pg.withTransaction(Effect.zipRight(lock, self))
+    // the same client (the `sql` tag and every helper on it), with serialized write transactions
+    // and values PostgreSQL's text can hold
+    const client: PgClient.PgClient = Object.assign(
+      function(this: unknown, ...args: Array<unknown>) {
+        return (pg as unknown as (...args: Array<unknown>) => unknown).apply(this, args.map(withoutNul))
+      },
+      pg,
+      {
+        withTransaction,
+        unsafe: (text: string, params?: ReadonlyArray<unknown>) => pg.unsafe(text, params?.map(withoutNul))
+      }
+    ) as unknown as PgClient.PgClient
+
+    let executed = 0
+    const rows = <A>(statement: Statement.Statement<unknown>) =>
+      Effect.flatMap(Effect.serviceOption(CurrentSnapshot), (snapshot): Effect.Effect<ReadonlyArray<A>, SqlError.SqlError> => {
+        executed++
+        if (snapshot._tag === "None") return statement as unknown as Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
+        const [text, params] = statement.compile()
+        return snapshot.value.execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
+      })
+    const snapshot = <A, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A, E | SqlError.SqlError, R> =>
+      Stream.unwrapScoped(Effect.gen(function*() {
+        const connection = yield* pg.reserve
+        yield* connection.executeRaw("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", [])
+        yield* Effect.addFinalizer(() => Effect.ignore(connection.executeRaw("ROLLBACK", [])))
+        return Stream.provideService(stream, CurrentSnapshot, connection)
+      }))
+    const directSql: DirectSqlShape = {
+      rows,
+      first: <A>(statement: Statement.Statement<unknown>) => Effect.map(rows<A>(statement), (found) => found[0]),
+      run: (statement) => Effect.asVoid(rows(statement)),
+      insert: (statement) => Effect.map(rows<{ readonly id: number }>(statement), (found) => found[0]!.id),
+      snapshot,
+      executed: () => executed
+    }
+    return { client, directSql }
+  })
+
+export const layer = (options: Options) =>
+  Layer.scopedContext(
+    Effect.map(make(options), ({ client, directSql }) =>
+      Context.make(PgClient.PgClient, client).pipe(
+        Context.add(SqlClient.SqlClient, client),
+        Context.add(DirectSql, directSql)
+      ))
+  ).pipe(Layer.provide(Reactivity.layer))
