@@ -133,7 +133,7 @@ const cliWriter = (server: TestServerShape, slug: string, rows: number, label: s
     const emails = Array.from({ length: rows }, (_, i) => uniqueEmail(`${label}-${i}`))
     const file = join(tmpdir(), `convene-feed-${process.pid}-${label}.csv`)
     writeFileSync(file, ["email,firstName,lastName", ...emails.map((email, i) => `${email},Cli,Row ${i}`)].join("\n"))
-    const run = yield* cli({ DATABASE_PATH: server.databasePath, LOG_LEVEL: "Error" }, "contacts", "import", "--org", slug, file)
+    const run = yield* cli({ ...server.databaseEnv, LOG_LEVEL: "Error" }, "contacts", "import", "--org", slug, file)
     expect(run.stderr).toBe("")
     expect(run.stdout).toContain(`Imported ${rows} rows: ${rows} created`)
     expect(run.code).toBe(0)

@@ -8,7 +8,7 @@ layer(testServer(), { excludeTestServices: true })("admin CLI", (it) => {
   it.effect("creates organizations, members and tokens that the running server accepts, and revokes them", () =>
     Effect.gen(function*() {
       const server = yield* TestServer
-      const env = { DATABASE_PATH: server.databasePath, LOG_LEVEL: "None" }
+      const env = { ...server.databaseEnv, LOG_LEVEL: "None" }
 
       const org = yield* cli(env, "org", "create", "--slug", "globex", "--name", "Globex")
       expect(org.code, org.stderr).toBe(0)
@@ -58,7 +58,7 @@ layer(testServer(), { excludeTestServices: true })("admin CLI", (it) => {
       expect(folder.code).toBe(1)
       expect(folder.stderr.trim()).toMatch(/^convene: cannot open the database at \/dev\/null\/convene\/convene\.db: .+$/)
       const port = new URL(server.url).port
-      const busy = yield* service({ ...base, DATABASE_PATH: server.databasePath, PORT: port })
+      const busy = yield* service({ ...base, ...server.databaseEnv, PORT: port })
       expect(busy.code).toBe(1)
       expect(busy.stderr.trim()).toBe(`convene: cannot listen on 127.0.0.1:${port}: EADDRINUSE: address already in use 127.0.0.1:${port}`)
     }), 60_000)

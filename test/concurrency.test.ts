@@ -63,7 +63,7 @@ layer(testServer(), { excludeTestServices: true })("concurrency", (it) => {
         { concurrency: "unbounded" }
       ).pipe(Effect.fork)
 
-      const env = { DATABASE_PATH: server.databasePath, LOG_LEVEL: "Error" }
+      const env = { ...server.databaseEnv, LOG_LEVEL: "Error" }
       const demo = yield* cli(env, "demo", "--org", "busy-demo")
       const tokens = yield* Effect.all(Array.from({ length: 3 }, (_, i) => cli(env, "token", "create", "--org", "acme", "--name", `busy-${i}`)))
       yield* Fiber.interrupt(load)

@@ -5,7 +5,7 @@
  * notification exists (with its delivery) exactly when the batch committed, and is then delivered.
  */
 import { describe, expect, it } from "@effect/vitest"
-import Database from "better-sqlite3"
+import { databaseEnvOf, queryDatabase } from "./support/Engine.js"
 import { Duration, Effect, Fiber } from "effect"
 import { join } from "node:path"
 import { createEvent, createPerson, expectStatus, uniqueEmail } from "./support/Fixtures.js"
@@ -60,24 +60,24 @@ describe("crashes", () => {
 
         server = yield* startServer(env)
         api = send(server.url)
-        const db = new Database(databasePath, { readonly: true })
+        const query = <A>(text: string, ...params: Array<unknown>) =>
+          Effect.promise(() => queryDatabase<A>(databaseEnvOf(env), text, params))
         let committed = false
-        try {
+        {
           const guests = (yield* api("GET", `/event/${event.eventId}/guestlist`)).body.guests.length as number
-          const created = db.prepare("SELECT count(*) AS n FROM persons WHERE email LIKE ?").get(`crash${round}.%`) as { n: number }
-          const updated = db.prepare("SELECT count(*) AS n FROM persons WHERE city = ?").get(city) as { n: number }
-          const messages = db.prepare(
-            "SELECT m.id, (SELECT count(*) FROM webhook_deliveries d WHERE d.message_id = m.id) AS deliveries FROM webhook_messages m WHERE m.type = 'GuestList' AND m.payload LIKE ?"
-          ).all(`%${event.eventId}%`) as Array<{ id: number; deliveries: number }>
-          outcomes.push({ delay, guests, updated: updated.n })
+          const [created] = yield* query<{ n: number }>("SELECT count(*) AS n FROM persons WHERE email LIKE ?", `crash${round}.%`)
+          const [updated] = yield* query<{ n: number }>("SELECT count(*) AS n FROM persons WHERE city = ?", city)
+          const messages = yield* query<{ id: number; deliveries: number }>(
+            "SELECT m.id, (SELECT count(*) FROM webhook_deliveries d WHERE d.message_id = m.id) AS deliveries FROM webhook_messages m WHERE m.type = 'GuestList' AND m.payload LIKE ?",
+            `%${event.eventId}%`
+          )
+          outcomes.push({ delay, guests, updated: updated!.n })
 
           expect([0, 500], `guests after a kill at ${delay} ms`).toContain(guests)
-          expect(created.n, "the batch's new persons go with its guests").toBe(guests)
-          expect([0, 100], `persons updated after a kill at ${delay} ms`).toContain(updated.n)
+          expect(created!.n, "the batch's new persons go with its guests").toBe(guests)
+          expect([0, 100], `persons updated after a kill at ${delay} ms`).toContain(updated!.n)
           expect(messages.map((m) => m.deliveries)).toEqual(guests === 500 ? [1] : [])
           committed = guests === 500
-        } finally {
-          db.close()
         }
         if (committed) {
           // committed: the notification reaches the receiver, whether or not it went out before the kill

@@ -5,12 +5,11 @@
  * connection); notifications are caught by a local receiver.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import Database from "better-sqlite3"
 import { parse } from "csv-parse/sync"
 import { Effect, Schema } from "effect"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { GuestImport } from "../src/Guests/Api.js"
-import { digestOf } from "./support/Digest.js"
+import { databaseDigest } from "./support/Digest.js"
 import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { type Received, receiver } from "./support/Receiver.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, API_TOKEN, type Reply, TestServer, testServer } from "./support/TestServer.js"
@@ -67,12 +66,8 @@ const addGuests = (server: Server, eventId: string, guests: ReadonlyArray<Record
 const updateGuests = (server: Server, eventId: string, guests: ReadonlyArray<Record<string, unknown>>, token = API_TOKEN) =>
   Effect.map(server.request("PUT", `/event/${eventId}/guestlist`, { token, body: { guests } }), (r) => expectStatus(r, 200).body.guests as Array<any>)
 
-/** A read-only connection to the server's file, for digests. */
-const readOnly = (server: Server) =>
-  Effect.acquireRelease(
-    Effect.sync(() => new Database(server.databasePath, { readonly: true, fileMustExist: true })),
-    (db) => Effect.sync(() => db.close())
-  )
+/** A digest of the server's database, on the suite's engine. */
+const digest = (server: Server) => Effect.promise(() => databaseDigest(server.databaseEnv))
 
 /** A body sent without the encoder decodes with its declared schema, field for field. */
 const conforms = <A, I>(schema: Schema.Schema<A, I>, body: unknown) => {
@@ -325,8 +320,7 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV", (it) => {
       Effect.gen(function*() {
         const server = yield* TestServer
         const event = yield* createEvent(server)
-        const db = yield* readOnly(server)
-        const before = digestOf(db)
+        const before = yield* digest(server)
         const refused = (body: string | Uint8Array, pattern: RegExp) =>
           Effect.map(importCsv(server, event.eventId, body), (reply) => {
             expectError(reply, 400, "invalid_request")
@@ -338,7 +332,7 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV", (it) => {
         yield* refused(Buffer.from("\ufeffemail\na@example.com\n", "utf16le"), /UTF-16/)
         const tooMany = `email\n${Array.from({ length: 50_001 }, (_, i) => `too.many.${i}@example.com`).join("\n")}\n`
         yield* refused(tooMany, /more than 50000 rows/)
-        expect(digestOf(db)).toBe(before)
+        expect(yield* digest(server)).toBe(before)
       }))
   })
 
@@ -348,7 +342,6 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV", (it) => {
         const server = yield* TestServer
         const org = yield* server.organization(`csv-guests-hostile-${process.pid}`)
         const event = yield* createEvent(server, { customColumns: ["Remarks"] }, org.token)
-        const db = yield* readOnly(server)
         const evil = uniqueEmail("evil")
         const formula = "=HYPERLINK(\"http://evil\",\"x\")"
         const csv = `email,firstName,lastName,rsvpNote,column:Remarks,company\r\n${evil},"+SUM(A1:A9)",Evil,"${formula.replaceAll("\"", "\"\"")}",@cmd,-1\r\n`
@@ -359,7 +352,7 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV", (it) => {
         const [guest] = yield* guestList(server, event.eventId, org.token)
         expect(guest).toMatchObject({ firstName: "+SUM(A1:A9)", rsvpNote: formula, customColumns: { Remarks: "@cmd" } })
 
-        const before = digestOf(db)
+        const before = yield* digest(server)
         const hostile = `email,firstName,lastName,rsvpNote,dietaryRestrictions,Shoe\r\n` +
           `${uniqueEmail("ok")},Ok,Row,Fine,,\r\n` +
           `${uniqueEmail("big")},Big,Cell,${"x".repeat(1_000_000)},${"y".repeat(101)},\r\n` +
@@ -384,7 +377,7 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV", (it) => {
           ],
           unknownColumns: ["Shoe"]
         })
-        expect(digestOf(db)).toBe(before)
+        expect(yield* digest(server)).toBe(before)
       }))
 
     it.scoped("a dry run validates and counts but writes nothing", () =>
@@ -395,8 +388,7 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV", (it) => {
         const known = uniqueEmail("known")
         const listed = yield* createPerson(server, { email: known }, org.token)
         yield* addGuests(server, event.eventId, [{ personId: listed }], org.token)
-        const db = yield* readOnly(server)
-        const before = digestOf(db)
+        const before = yield* digest(server)
         const csv = `email,firstName,lastName,rsvpStatus\n${known.toUpperCase()},,,\n${uniqueEmail("new")},New,Guest,Accepted\n${uniqueEmail("bad")},,,\n`
         const report = expectStatus(yield* importCsv(server, event.eventId, csv, { token: org.token, query: "?dryRun=true" }), 200).body
         conforms(GuestImport.Report, report)
@@ -416,7 +408,7 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV", (it) => {
         const clean = `email,firstName,lastName\n${uniqueEmail("clean")},C,D\n`
         expect(expectStatus(yield* importCsv(server, event.eventId, clean, { token: org.token, query: "?dryRun=1" }), 200).body)
           .toMatchObject({ dryRun: true, created: 1, added: 1 })
-        expect(digestOf(db)).toBe(before)
+        expect(yield* digest(server)).toBe(before)
       }))
 
     it.scoped("one bad row: 422 naming its row and column, and nothing of the good rows is written", () =>
@@ -424,8 +416,7 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV", (it) => {
         const server = yield* TestServer
         const org = yield* server.organization(`csv-guests-bad-${process.pid}`)
         const event = yield* createEvent(server, {}, org.token)
-        const db = yield* readOnly(server)
-        const before = digestOf(db)
+        const before = yield* digest(server)
         const rows = Array.from({ length: 30 }, (_, i) => `${uniqueEmail(`bad${i}`)},Row,${i},${i === 17 ? "Present" : "Attended"}`)
         const reply = yield* importCsv(server, event.eventId, `E-mail,First Name,Last Name,Attendance\n${rows.join("\n")}\n`, { token: org.token })
         expectStatus(reply, 422)
@@ -438,7 +429,7 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV", (it) => {
           added: 29,
           errors: [{ row: 18, column: "Attendance", message: "must be one of Attended or No Show" }]
         })
-        expect(digestOf(db)).toBe(before)
+        expect(yield* digest(server)).toBe(before)
         expect(yield* guestList(server, event.eventId, org.token)).toEqual([])
       }))
 

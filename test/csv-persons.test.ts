@@ -4,12 +4,11 @@
  * was (a digest of every row, read through a second connection).
  */
 import { describe, expect, layer } from "@effect/vitest"
-import Database from "better-sqlite3"
 import { parse } from "csv-parse/sync"
 import { Effect, Schema } from "effect"
 import { PersonImport } from "../src/Persons/Api.js"
 import { monitorEventLoopDelay } from "node:perf_hooks"
-import { digestOf } from "./support/Digest.js"
+import { databaseDigest } from "./support/Digest.js"
 import { createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, API_TOKEN, type Reply, TestServer, testServer } from "./support/TestServer.js"
 
@@ -62,12 +61,8 @@ const exportCsv = (server: Server, options: { readonly query?: string; readonly 
 const field = (server: Server, token: string, body: Record<string, unknown>) =>
   Effect.map(server.request("POST", "/custom-field", { token, body }), (reply) => expectStatus(reply, 200).body)
 
-/** A read-only connection to the server's file, for digests. */
-const readOnly = (server: Server) =>
-  Effect.acquireRelease(
-    Effect.sync(() => new Database(server.databasePath, { readonly: true, fileMustExist: true })),
-    (db) => Effect.sync(() => db.close())
-  )
+/** The digest of the server's database now. */
+const digest = (server: Server) => Effect.promise(() => databaseDigest(server.databaseEnv))
 
 /** A body sent without the encoder decodes with its declared schema, field for field. */
 const conforms = <A, I>(schema: Schema.Schema<A, I>, body: unknown) => {
@@ -270,8 +265,7 @@ layer(testServer(), { excludeTestServices: true })("contacts CSV", (it) => {
     it.scoped("refuses what is not a CSV it can read with a clear 400, and writes nothing", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const db = yield* readOnly(server)
-        const before = digestOf(db)
+        const before = yield* digest(server)
         const refused = (body: string | Uint8Array, pattern: RegExp, options: ImportOptions = {}) =>
           Effect.map(importCsv(server, body, options), (reply) => {
             expectError(reply, 400, "invalid_request")
@@ -290,7 +284,7 @@ layer(testServer(), { excludeTestServices: true })("contacts CSV", (it) => {
         yield* refused("email\na@example.com\n", /charset=iso-8859-1/, { headers: { "content-type": "text/csv; charset=ISO-8859-1" } })
         const tooMany = `email\n${Array.from({ length: 50_001 }, (_, i) => `too.many.${i}@example.com`).join("\n")}\n`
         yield* refused(tooMany, /more than 50000 rows/)
-        expect(digestOf(db)).toBe(before)
+        expect(yield* digest(server)).toBe(before)
       }))
 
     it.effect("takes up to 10 MiB (413 beyond), while JSON bodies keep their 1 MiB limit", () =>
@@ -324,7 +318,6 @@ layer(testServer(), { excludeTestServices: true })("contacts CSV", (it) => {
       Effect.gen(function*() {
         const server = yield* TestServer
         const org = yield* server.organization(`csv-hostile-${process.pid}`)
-        const db = yield* readOnly(server)
         const evil = uniqueEmail("evil")
         const formula = "=HYPERLINK(\"http://evil\",\"x\")"
         const csv = `email,firstName,lastName,company\r\n${evil},"+SUM(A1:A9)",Evil,"${formula.replaceAll("\"", "\"\"")}"\r\n`
@@ -335,7 +328,7 @@ layer(testServer(), { excludeTestServices: true })("contacts CSV", (it) => {
         const person = expectStatus(yield* server.request("GET", `/person/${rows[0]!["personId"]}`, { token: org.token }), 200).body
         expect(person).toMatchObject({ firstName: "+SUM(A1:A9)", company: formula })
 
-        const before = digestOf(db)
+        const before = yield* digest(server)
         const ok = uniqueEmail("ok")
         const hostile = `email,firstName,lastName,company,Remarks\r\n` +
           `${ok},Ok,Row,Fine,\r\n` +
@@ -357,7 +350,7 @@ layer(testServer(), { excludeTestServices: true })("contacts CSV", (it) => {
           ],
           unknownColumns: ["Remarks"]
         })
-        expect(digestOf(db)).toBe(before)
+        expect(yield* digest(server)).toBe(before)
       }))
   })
 
@@ -368,8 +361,7 @@ layer(testServer(), { excludeTestServices: true })("contacts CSV", (it) => {
         const org = yield* server.organization(`csv-dry-${process.pid}`)
         const existing = uniqueEmail("dry")
         yield* createPerson(server, { email: existing }, org.token)
-        const db = yield* readOnly(server)
-        const before = digestOf(db)
+        const before = yield* digest(server)
         const csv = `email,firstName,lastName,city\n${existing.toUpperCase()},X,Y,Lyon\n${uniqueEmail("new")},New,Person,\n${uniqueEmail("bad")},,,\nnot-an-email,A,B,\n`
         const report = expectStatus(yield* importCsv(server, csv, { token: org.token, query: "?dryRun=true" }), 200).body
         conforms(PersonImport.Report, report)
@@ -386,18 +378,17 @@ layer(testServer(), { excludeTestServices: true })("contacts CSV", (it) => {
           ],
           unknownColumns: []
         })
-        expect(digestOf(db)).toBe(before)
+        expect(yield* digest(server)).toBe(before)
         const clean = `email,firstName,lastName\n${uniqueEmail("clean")},C,D\n`
         expect(expectStatus(yield* importCsv(server, clean, { token: org.token, query: "?dryRun=1" }), 200).body).toMatchObject({ dryRun: true, created: 1 })
-        expect(digestOf(db)).toBe(before)
+        expect(yield* digest(server)).toBe(before)
       }))
 
     it.scoped("one bad row: 422 naming its row and column, and nothing of the good rows is written", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
         const org = yield* server.organization(`csv-bad-${process.pid}`)
-        const db = yield* readOnly(server)
-        const before = digestOf(db)
+        const before = yield* digest(server)
         const rows = Array.from({ length: 30 }, (_, i) => `${uniqueEmail(`bad${i}`)},Row,${i},${i === 17 ? "1999-02-30" : "2000-01-01"}`)
         const reply = yield* importCsv(server, `E-mail,First Name,Last Name,Date of birth\n${rows.join("\n")}\n`, { token: org.token })
         expectStatus(reply, 422)
@@ -409,7 +400,7 @@ layer(testServer(), { excludeTestServices: true })("contacts CSV", (it) => {
           created: 29,
           errors: [{ row: 18, column: "Date of birth", message: "must be a real calendar date" }]
         })
-        expect(digestOf(db)).toBe(before)
+        expect(yield* digest(server)).toBe(before)
         expect((yield* exportCsv(server, { token: org.token })).rows).toEqual([])
       }))
 
@@ -468,8 +459,7 @@ layer(testServer(), { excludeTestServices: true })("contacts CSV", (it) => {
         const knownId = yield* createPerson(server, { email: known }, org.token)
         expectStatus(yield* server.request("PUT", `/person/${knownId}`, { token: org.token, body: { personId: knownId, customFields: { Score: "5" } } }), 200)
 
-        const db = yield* readOnly(server)
-        const before = digestOf(db)
+        const before = yield* digest(server)
         const bad = "email,firstName,lastName,custom:Score,Tags,custom:Nope\n" +
           `${uniqueEmail("c1")},A,B,12a,VIP,x\n` +
           `${uniqueEmail("c2")},A,B,3,VIP; Nobody,\n`
@@ -479,7 +469,7 @@ layer(testServer(), { excludeTestServices: true })("contacts CSV", (it) => {
           { row: 2, column: "Tags", message: "not an option of Tags" }
         ])
         expect(refused.unknownColumns).toEqual(["custom:Nope"])
-        expect(digestOf(db)).toBe(before)
+        expect(yield* digest(server)).toBe(before)
 
         const newEmail = uniqueEmail("c3")
         const good = "Email,First name,Last name,custom: score,TAGS,dietary needs,custom:__proto__\n" +

@@ -7,10 +7,10 @@
  * error and nothing written, confirm) and the CSV export.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import Database from "better-sqlite3"
 import { Effect } from "effect"
 import type { Role } from "../src/Domain/Role.js"
 import { addMember, type DashboardClient, decodeEntities, type PageReply, SESSION_COOKIE, signIn, textOf } from "./support/Dashboard.js"
+import { queryDatabase } from "./support/Engine.js"
 import { createEvent, createPerson, expectStatus, uniqueEmail } from "./support/Fixtures.js"
 import { TestServer, testServer } from "./support/TestServer.js"
 
@@ -634,15 +634,12 @@ layer(testServer(), { excludeTestServices: true })("dashboard: contacts", (it) =
         expect((yield* member.browser.get(first)).status).toBe(404)
 
         const second = pathOf(yield* upload(member.browser, "/app/contacts/import", { name: "b.csv", text: contactsFile(label, 3) }))
-        yield* Effect.sync(() => {
-          const db = new Database(server.databasePath)
-          try {
-            db.prepare("UPDATE import_drafts SET created_at = ? WHERE public_id = ?")
-              .run(new Date(Date.now() - 61 * 60_000).toISOString(), second.split("/").pop())
-          } finally {
-            db.close()
-          }
-        })
+        yield* Effect.promise(() =>
+          queryDatabase(server.databaseEnv, "UPDATE import_drafts SET created_at = ? WHERE public_id = ?", [
+            new Date(Date.now() - 61 * 60_000).toISOString(),
+            second.split("/").pop()
+          ])
+        )
         const gone = yield* member.browser.get(second)
         expect(gone.status).toBe(404)
         expect(textOf(gone.html)).toContain("That upload is not kept any more")

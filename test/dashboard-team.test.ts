@@ -5,10 +5,10 @@
  * ends every sign-in of the user.
  */
 import { expect, layer } from "@effect/vitest"
-import Database from "better-sqlite3"
 import { Effect } from "effect"
 import { cli } from "./support/Cli.js"
 import { type Account, addMember, type DashboardClient, dashboardClient, signIn, textOf } from "./support/Dashboard.js"
+import { queryDatabase } from "./support/Engine.js"
 import { expectStatus, login } from "./support/Fixtures.js"
 import { TestServer, testServer } from "./support/TestServer.js"
 
@@ -65,14 +65,13 @@ const newMember = (server: Server, org: Org, owner: Browser, role: string, label
   })
 
 const passwordHashOf = (server: Server, email: string) =>
-  Effect.sync(() => {
-    const db = new Database(server.databasePath, { readonly: true })
-    try {
-      return (db.prepare("SELECT password_hash FROM users WHERE email_key = ?").get(email.toLowerCase()) as { password_hash: string })
-        .password_hash
-    } finally {
-      db.close()
-    }
+  Effect.promise(async () => {
+    const [row] = await queryDatabase<{ password_hash: string }>(
+      server.databaseEnv,
+      "SELECT password_hash FROM users WHERE email_key = ?",
+      [email.toLowerCase()]
+    )
+    return row!.password_hash
   })
 
 const loginStatus = (server: Server, email: string, password: string) =>
@@ -432,7 +431,7 @@ layer(testServer(), { excludeTestServices: true })("dashboard: account", (it) =>
       const b = yield* signedIn(server, org.owner)
       expect((yield* b.get("/app/account")).status).toBe(200)
       const done = yield* cli(
-        { DATABASE_PATH: server.databasePath, LOG_LEVEL: "None" },
+        { ...server.databaseEnv, LOG_LEVEL: "None" },
         "user",
         "set-password",
         "--email",

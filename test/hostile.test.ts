@@ -13,7 +13,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect, Either, FastCheck as fc, Option, Schema } from "effect"
 import { Api } from "../src/Api.js"
-import { digestOf } from "./support/Digest.js"
+import { databaseDigest, digestOf } from "./support/Digest.js"
 import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type Reply, send, TestServer, testServer } from "./support/TestServer.js"
 
@@ -370,8 +370,7 @@ layer(testServer({ WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: "false" }), { excludeTest
     Effect.gen(function*() {
       const server = yield* TestServer
       const fixture = yield* setup
-      const db = new Database(server.databasePath, { readonly: true, fileMustExist: true })
-      yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
+      const digest = () => databaseDigest(server.databaseEnv)
       const request = send(server.url)
       const superAdmin = yield* login(server, ADMIN_EMAIL, ADMIN_PASSWORD, "acme")
       const tally = { requests: 0, refused: 0, accepted: 0, schemaInvalid: 0, statuses: {} as Record<number, number> }
@@ -401,7 +400,7 @@ layer(testServer({ WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: "false" }), { excludeTest
               const encoded = encode(body, input.encoding, input.decoy, input.contentType)
               const query = input.query.toString()
               const target = `${input.path}${query === "" ? "" : `?${query}`}`
-              const before = digestOf(db)
+              const before = await digest()
               const asSuperAdmin = SUPER_ADMIN_ROUTES.includes(endpoint.key)
               const reply = await Effect.runPromise(request(endpoint.method, target, {
                 ...(hasBody ? { rawBody: encoded.text } : {}),
@@ -437,7 +436,7 @@ layer(testServer({ WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: "false" }), { excludeTest
               if (reply.status >= 400) {
                 tally.refused++
                 checkRefusal(reply, label)
-                expect(digestOf(db), `database changed by a refused request: ${label}`).toBe(before)
+                expect(await digest(), `database changed by a refused request: ${label}`).toBe(before)
               } else {
                 tally.accepted++
                 // 202: POST /member for an email that has a user already invites them

@@ -6,11 +6,11 @@
  * email sent after a SIGKILL), and what a failing SMTP server costs the rest of the service.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import Database from "better-sqlite3"
 import { Context, Effect, Layer } from "effect"
 import ICAL from "ical.js"
 import { createServer } from "node:net"
 import { join } from "node:path"
+import { queryDatabase } from "./support/Engine.js"
 import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { startServer } from "./support/Process.js"
 import { type ReceivedEmail, type SmtpSink, smtpSink } from "./support/SmtpSink.js"
@@ -334,32 +334,39 @@ layer(withSmtp(), { timeout: 120_000, excludeTestServices: true })("invitations 
       sink.answer = () => "accept"
       const { event, guests } = yield* eventWithGuests(server, 500)
       const personIds = guests.map((g) => g.personId)
-      const db = new Database(server.databasePath)
-      const counts = () =>
-        db.prepare(`SELECT (SELECT count(*) FROM invitations) AS invitations, (SELECT count(*) FROM outbox_emails) AS emails,
-                      (SELECT count(*) FROM outbox_deliveries) AS deliveries, (SELECT count(*) FROM invites) AS links`).get() as Record<string, number>
-      try {
-        // a failure after 250 emails were written: the request fails, and nothing of it stays
-        const before = counts()
-        db.exec(`CREATE TRIGGER fail_in_the_middle BEFORE INSERT ON outbox_emails
-                 WHEN (SELECT count(*) FROM outbox_emails) >= ${before.emails! + 250}
-                 BEGIN SELECT RAISE(ABORT, 'injected failure'); END`)
-        expectError(yield* invite(server, event.eventId, { personIds }), 500, "internal")
-        db.exec("DROP TRIGGER fail_in_the_middle")
-        expect(counts()).toEqual(before)
+      const query = (text: string, pgText?: string) => Effect.promise(() => queryDatabase<Record<string, number>>(server.databaseEnv, text, [], pgText))
+      const counts = Effect.map(
+        query(`SELECT (SELECT count(*) FROM invitations) AS invitations, (SELECT count(*) FROM outbox_emails) AS emails,
+                 (SELECT count(*) FROM outbox_deliveries) AS deliveries, (SELECT count(*) FROM invites) AS links`),
+        (rows) => rows[0]!
+      )
+      // a failure after 250 emails were written: the request fails, and nothing of it stays
+      const before = yield* counts
+      const limit = before.emails! + 250
+      yield* query(
+        `CREATE TRIGGER fail_in_the_middle BEFORE INSERT ON outbox_emails
+         WHEN (SELECT count(*) FROM outbox_emails) >= ${limit}
+         BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
+        `CREATE FUNCTION fail_in_the_middle() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF (SELECT count(*) FROM outbox_emails) >= ${limit} THEN RAISE EXCEPTION 'injected failure'; END IF;
+           RETURN NEW;
+         END $$;
+         CREATE TRIGGER fail_in_the_middle BEFORE INSERT ON outbox_emails FOR EACH ROW EXECUTE FUNCTION fail_in_the_middle()`
+      )
+      expectError(yield* invite(server, event.eventId, { personIds }), 500, "internal")
+      yield* query("DROP TRIGGER fail_in_the_middle", "DROP TRIGGER fail_in_the_middle ON outbox_emails; DROP FUNCTION fail_in_the_middle()")
+      expect(yield* counts).toEqual(before)
 
-        const started = Date.now()
-        expect(expectStatus(yield* invite(server, event.eventId, { personIds }), 202).body).toEqual({ queued: 500 })
-        const took = Date.now() - started
-        expect(counts().invitations).toBe(before.invitations! + 500)
-        const mails = yield* waitForEmails(sink, guests.map((g) => g.email), 60_000)
-        expect(mails).toHaveLength(500)
-        const log = yield* settle(server, event.eventId, (b) => b.total === 500 && b.invitations.every((i: any) => i.status === "sent"), 30_000)
-        expect(log.total).toBe(500)
-        console.info(`500 invitations: queued in ${took} ms (one request), all sent within ${Date.now() - started} ms`)
-      } finally {
-        db.close()
-      }
+      const started = Date.now()
+      expect(expectStatus(yield* invite(server, event.eventId, { personIds }), 202).body).toEqual({ queued: 500 })
+      const took = Date.now() - started
+      expect((yield* counts).invitations).toBe(before.invitations! + 500)
+      const mails = yield* waitForEmails(sink, guests.map((g) => g.email), 60_000)
+      expect(mails).toHaveLength(500)
+      const log = yield* settle(server, event.eventId, (b) => b.total === 500 && b.invitations.every((i: any) => i.status === "sent"), 30_000)
+      expect(log.total).toBe(500)
+      console.info(`500 invitations: queued in ${took} ms (one request), all sent within ${Date.now() - started} ms`)
     }), 120_000)
 })
 

@@ -1,17 +1,17 @@
 /**
  * A guest list far larger than the server's heap: the service as its own process with a small heap,
- * its SQLite file seeded directly. Read whole, the list arrives complete and the process lives, its
+ * its database seeded directly. Read whole, the list arrives complete and the process lives, its
  * peak RSS bounded; readers that leave half-way give their snapshots back; a reader that stops
  * reading makes it hold no more; other requests are answered meanwhile. Built whole in memory,
  * as it was before streaming, the list kills the process ("Reached heap limit").
  */
 import { describe, expect, it } from "@effect/vitest"
-import Database from "better-sqlite3"
 import { Effect } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { get } from "node:http"
 import { join } from "node:path"
+import { databaseEnvOf, type DatabaseEnv, queryDatabase } from "./support/Engine.js"
 import { expectStatus } from "./support/Fixtures.js"
 import { startServer } from "./support/Process.js"
 import { API_TOKEN, send, temporaryDirectory, testEnvironment } from "./support/TestServer.js"
@@ -23,38 +23,64 @@ const HEAP_FLAGS = ["--max-old-space-size=64", "--max-semi-space-size=2"]
 const statusOf = (pid: number, field: "VmRSS" | "VmHWM") =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024
 
-/** Persons and their guest links, with histories, invites and some phones, in one transaction. */
-const seedGuests = (databasePath: string, eventPublicId: string, count: number) => {
-  const db = new Database(databasePath)
-  try {
-    db.pragma("busy_timeout = 5000")
-    const event = db.prepare("SELECT id, organization_id FROM events WHERE public_id = ?").get(eventPublicId) as { id: number; organization_id: number }
-    const at = new Date().toISOString()
-    const person = db.prepare(`INSERT INTO persons (public_id, organization_id, first_name, last_name, email, email_key, name_key,
-        created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-    const phone = db.prepare("INSERT INTO phones (person_id, number, is_preferred, created_at) VALUES (?, ?, 1, ?)")
-    const guest = db.prepare("INSERT INTO event_guests (event_id, person_id, rsvp_status, created_at, updated_at) VALUES (?, ?, 'Accepted', ?, ?)")
-    const history = db.prepare(`INSERT INTO rsvp_history (event_guest_id, status, actor_type, actor_id, action_type, created_at)
-        VALUES (?, ?, 'apiKey', 'seed', ?, ?)`)
-    const invite = db.prepare("INSERT INTO invites (event_guest_id, token, created_at) VALUES (?, ?, ?)")
-    const publicIds: Array<string> = []
-    db.transaction(() => {
-      for (let i = 0; i < count; i++) {
-        const publicId = randomUUID()
-        publicIds.push(publicId)
-        const email = `large${i}@example.com`
-        const personId = Number(person.run(publicId, event.organization_id, `First${i}`, `Last${i}`, email, email, `first${i} last${i}`, at, at).lastInsertRowid)
-        if (i % 3 === 0) phone.run(personId, `+1555${i}`, at)
-        const guestId = Number(guest.run(event.id, personId, at, at).lastInsertRowid)
-        history.run(guestId, "Invited", "added", at)
-        history.run(guestId, "Accepted", "updated", at)
-        invite.run(guestId, randomBytes(16).toString("base64url"), at)
-      }
-    })()
-    return publicIds
-  } finally {
-    db.close()
+/**
+ * Persons and their guest links, with histories, invites and some phones, in a few set-based
+ * statements through a connection of the test's own, on the suite's engine. Answers the persons'
+ * public ids in list order.
+ */
+const seedGuests = async (env: DatabaseEnv, eventPublicId: string, count: number) => {
+  const pg = env.DATABASE_URL !== undefined
+  /**
+   * SQLite's statement, and PostgreSQL's: `FROM rows` reads the JSON array of rows as `j`. Joins
+   * are written `CROSS JOIN … WHERE`, which both read, so that SQLite goes from the rows to the
+   * tables by their keys.
+   */
+  const run = <A = Record<string, unknown>>(text: string, params: ReadonlyArray<unknown>) =>
+    queryDatabase<A>(
+      env,
+      text.replace("FROM rows", "FROM json_each(?) j"),
+      params,
+      pg ? text.replace("FROM rows", "FROM jsonb_array_elements(?::jsonb) WITH ORDINALITY AS j(value, key)") : undefined
+    )
+  const [event] = await run<{ id: number; organization_id: number }>("SELECT id, organization_id FROM events WHERE public_id = ?", [eventPublicId])
+  const at = new Date().toISOString()
+  const publicIds: Array<string> = []
+  const rows: Array<ReadonlyArray<string | null>> = []
+  for (let i = 0; i < count; i++) {
+    const publicId = randomUUID()
+    publicIds.push(publicId)
+    rows.push([publicId, `First${i}`, `Last${i}`, `large${i}@example.com`, `first${i} last${i}`, i % 3 === 0 ? `+1555${i}` : null, randomBytes(16).toString("base64url")])
   }
+  const json = JSON.stringify(rows)
+  await run(
+    `INSERT INTO persons (public_id, organization_id, first_name, last_name, email, email_key, name_key, created_at, updated_at)
+     SELECT j.value ->> 0, ?, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 3, j.value ->> 4, ?, ? FROM rows ORDER BY j.key`,
+    [event!.organization_id, at, at, json]
+  )
+  await run(
+    `INSERT INTO phones (person_id, number, is_preferred, created_at)
+     SELECT p.id, j.value ->> 5, 1, ? FROM rows CROSS JOIN persons p WHERE p.public_id = j.value ->> 0 AND j.value ->> 5 IS NOT NULL`,
+    [at, json]
+  )
+  await run(
+    `INSERT INTO event_guests (event_id, person_id, rsvp_status, created_at, updated_at)
+     SELECT ?, p.id, 'Accepted', ?, ? FROM rows CROSS JOIN persons p WHERE p.public_id = j.value ->> 0 ORDER BY j.key`,
+    [event!.id, at, at, json]
+  )
+  for (const [status, action] of [["Invited", "added"], ["Accepted", "updated"]]) {
+    await run(
+      `INSERT INTO rsvp_history (event_guest_id, status, actor_type, actor_id, action_type, created_at)
+       SELECT g.id, ?, 'apiKey', 'seed', ?, ? FROM event_guests g WHERE g.event_id = ? ORDER BY g.id`,
+      [status, action, at, event!.id]
+    )
+  }
+  await run(
+    `INSERT INTO invites (event_guest_id, token, created_at)
+     SELECT g.id, j.value ->> 6, ? FROM rows CROSS JOIN persons p CROSS JOIN event_guests g
+     WHERE p.public_id = j.value ->> 0 AND g.event_id = ? AND g.person_id = p.id`,
+    [at, json, event!.id]
+  )
+  return publicIds
 }
 
 interface Read {
@@ -102,11 +128,12 @@ describe("a guest list larger than the heap", () => {
     Effect.gen(function*() {
       const dir = yield* temporaryDirectory
       const databasePath = join(dir, "convene.db")
-      const server = yield* startServer({ ...testEnvironment(databasePath), LOG_LEVEL: "Warn" }, { nodeFlags: HEAP_FLAGS })
+      const env = { ...testEnvironment(databasePath), LOG_LEVEL: "Warn" }
+      const server = yield* startServer(env, { nodeFlags: HEAP_FLAGS })
       const pid = server.child.pid!
       const api = send(server.url)
       const event = expectStatus(yield* api("POST", "/event", { body: { name: "Large", primaryDate: "2031-06-01T18:00:00Z" } }), 200).body
-      const personIds = seedGuests(databasePath, event.eventId, GUESTS)
+      const personIds = yield* Effect.promise(() => seedGuests(databaseEnvOf(env), event.eventId, GUESTS))
       const url = `${server.url}/event/${event.eventId}/guestlist`
       yield* api("GET", "/healthz")
       const before = statusOf(pid, "VmRSS")

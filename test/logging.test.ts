@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import Database from "better-sqlite3"
+import { databaseEnvOf, onPostgres, queryDatabase } from "./support/Engine.js"
 import { Effect } from "effect"
 import { join } from "node:path"
 import { expectStatus } from "./support/Fixtures.js"
@@ -58,13 +58,12 @@ describe("logs", () => {
     Effect.gen(function*() {
       const dir = yield* temporaryDirectory
       const databasePath = join(dir, "convene.db")
-      const server = yield* startServer({ ...testEnvironment(databasePath), LOG_LEVEL: "Info" })
+      const env = { ...testEnvironment(databasePath), LOG_LEVEL: "Info" }
+      const server = yield* startServer(env)
       const api = send(server.url)
       expectStatus(yield* api("GET", "/person"), 200)
       // the database is damaged behind the server's back
-      const db = new Database(databasePath)
-      db.exec("ALTER TABLE persons RENAME TO persons_elsewhere")
-      db.close()
+      yield* Effect.promise(() => queryDatabase(databaseEnvOf(env), "ALTER TABLE persons RENAME TO persons_elsewhere"))
       const reply = yield* api("GET", "/person", { headers: { "x-request-id": "broken-1" } })
       expect(reply.status).toBe(500)
       expect(reply.body).toEqual({ message: "Internal server error", code: "internal" })
@@ -74,7 +73,8 @@ describe("logs", () => {
       const logged = lines(server.output()).filter((l) => l.annotations["requestId"] === "broken-1")
       const failure = logged.find((l) => l.logLevel === "ERROR")!
       expect(failure.message).toBe("Unexpected failure")
-      expect(JSON.stringify(failure)).toContain("no such table: persons")
+      // the driver's own words: SQLite's, or PostgreSQL's
+      expect(JSON.stringify(failure)).toContain(onPostgres ? `relation \\"persons\\" does not exist` : "no such table: persons")
       expect(logged.find((l) => l.message === "request")!.annotations["status"]).toBe(500)
     }), 60_000)
 })

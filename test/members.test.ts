@@ -5,7 +5,6 @@
  * inviting organization chose.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import Database from "better-sqlite3"
 import { Effect, Layer, Option, Redacted, TestClock } from "effect"
 import { randomBytes } from "node:crypto"
 import { join } from "node:path"
@@ -16,6 +15,7 @@ import { Members } from "../src/Organizations/Members.js"
 import { MembersRepo } from "../src/Organizations/MembersRepo.js"
 import { OrganizationsRepo } from "../src/Organizations/OrganizationsRepo.js"
 import { cli } from "./support/Cli.js"
+import { queryDatabase } from "./support/Engine.js"
 import { createPerson, expectError, expectStatus, login } from "./support/Fixtures.js"
 import { startServer } from "./support/Process.js"
 import {
@@ -88,26 +88,20 @@ const existingUser = (label: string) =>
   Effect.map(organization(`home-${label}`), (home) => ({ ...home.owner, home }))
 
 const passwordHashOf = (server: Server, email: string) =>
-  Effect.sync(() => {
-    const db = new Database(server.databasePath, { readonly: true })
-    try {
-      return (db.prepare("SELECT password_hash FROM users WHERE email_key = ?").get(email.toLowerCase()) as { password_hash: string }).password_hash
-    } finally {
-      db.close()
-    }
+  Effect.promise(async () => {
+    const [row] = await queryDatabase<{ password_hash: string }>(
+      server.databaseEnv,
+      "SELECT password_hash FROM users WHERE email_key = ?",
+      [email.toLowerCase()]
+    )
+    return row!.password_hash
   })
 
 /** Every pending invitation now expires at `at` (written beside the running server, as an operator could). */
 const expireAt = (server: Server, at: string) =>
-  Effect.sync(() => {
-    const db = new Database(server.databasePath)
-    try {
-      db.pragma("busy_timeout = 5000")
-      db.prepare("UPDATE member_invitations SET expires_at = ? WHERE accepted_at IS NULL AND revoked_at IS NULL").run(at)
-    } finally {
-      db.close()
-    }
-  })
+  Effect.promise(() =>
+    queryDatabase(server.databaseEnv, "UPDATE member_invitations SET expires_at = ? WHERE accepted_at IS NULL AND revoked_at IS NULL", [at])
+  )
 
 const loginStatus = (server: Server, email: string, password: string) =>
   Effect.map(server.request("POST", "/login", { token: null, body: { email, password } }), (reply) => reply.status)
@@ -119,7 +113,7 @@ const guessedToken = () => `cvi_${randomBytes(32).toString("base64url")}`
 const altered = (token: string) => token.slice(0, -1) + (token.endsWith("A") ? "B" : "A")
 
 /** The admin CLI, run by the operator on the server's database. */
-const operator = (server: Server, ...args: Array<string>) => cli({ DATABASE_PATH: server.databasePath, LOG_LEVEL: "None" }, ...args)
+const operator = (server: Server, ...args: Array<string>) => cli({ ...server.databaseEnv, LOG_LEVEL: "None" }, ...args)
 
 layer(testServer(), { excludeTestServices: true })("members", (it) => {
   describe("cross-organization takeover", () => {
@@ -466,7 +460,7 @@ describe("admin CLI", () => {
         const server = yield* TestServer
         const a = yield* organization("a")
         const user = yield* existingUser("cli")
-        const env = { DATABASE_PATH: server.databasePath, LOG_LEVEL: "None" }
+        const env = { ...server.databaseEnv, LOG_LEVEL: "None" }
         const added = yield* cli(env, "member", "add", "--org", a.slug, "--email", user.email, "--role", "Viewer")
         expect(added.code, added.stderr).toBe(0)
         expect(added.stdout).toContain("existing user, added directly; their password is unchanged")

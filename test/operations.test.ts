@@ -3,12 +3,21 @@ import { Context, Effect, Layer } from "effect"
 import { copyFileSync } from "node:fs"
 import { join } from "node:path"
 import { cli } from "./support/Cli.js"
+import { onPostgres } from "./support/Engine.js"
 import { createEvent, expectStatus, uniqueEmail } from "./support/Fixtures.js"
 import { send, temporaryDirectory, TestServer, testServer } from "./support/TestServer.js"
 
 layer(testServer(), { excludeTestServices: true })("operations", (it) => {
   describe("backups", () => {
-    it.scoped("writes a consistent backup of the live database while it takes writes, and it restores", () =>
+    it.scoped.runIf(onPostgres)("on PostgreSQL, refuses with a line pointing to the database's own tools", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const result = yield* cli({ ...server.databaseEnv, LOG_LEVEL: "None" }, "backup", "--to", "/tmp/never-written.db")
+        expect(result.code).toBe(1)
+        expect(result.stderr).toMatch(/pg_dump/)
+      }))
+    // SQLite's online backup of the database file
+    it.scoped.skipIf(onPostgres)("writes a consistent backup of the live database while it takes writes, and it restores", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
         const dir = yield* temporaryDirectory
@@ -48,7 +57,7 @@ layer(testServer(), { excludeTestServices: true })("operations", (it) => {
     it.scoped("loads a living demo organization in one command", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const result = yield* cli({ DATABASE_PATH: server.databasePath, LOG_LEVEL: "None" }, "demo")
+        const result = yield* cli({ ...server.databaseEnv, LOG_LEVEL: "None" }, "demo")
         expect(result.code, result.stderr).toBe(0)
         const token = result.stdout.match(/cvn_[A-Za-z0-9_-]{32,}/)![0]
         const as = { token }
@@ -65,7 +74,7 @@ layer(testServer(), { excludeTestServices: true })("operations", (it) => {
         const gala = (yield* server.request("GET", `/event/${events[3].eventId}/guestlist`, as)).body.guests
         const statuses = new Set(gala.map((g: { paymentStatus: string }) => g.paymentStatus))
         for (const status of ["paid", "refunded", "chargeback", "none"]) expect(statuses).toContain(status)
-        expect((yield* cli({ DATABASE_PATH: server.databasePath }, "demo")).code).toBe(1)
+        expect((yield* cli({ ...server.databaseEnv }, "demo")).code).toBe(1)
       }), 60_000)
   })
 })

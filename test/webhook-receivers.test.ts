@@ -352,7 +352,12 @@ describe("hostile webhook receivers", () => {
       const env = environment(dir, { WEBHOOK_RETRY_SCHEDULE: Array(50).fill("300ms").join(",") })
       const server = yield* startServer(env)
       const api = client(server)
-      const cliEnv = { DATABASE_PATH: env["DATABASE_PATH"]!, LOG_LEVEL: "None" }
+      // the server's database, on either engine
+      const cliEnv = {
+        DATABASE_PATH: env["DATABASE_PATH"]!,
+        ...(env["DATABASE_URL"] === undefined ? {} : { DATABASE_URL: env["DATABASE_URL"] }),
+        LOG_LEVEL: "None"
+      }
       const hook = yield* receiver
       hook.answer = () => 500
       expectStatus(yield* api("POST", "/webhook", { body: { webhook: hook.url(), type: "Event" } }), 200)

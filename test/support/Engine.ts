@@ -26,3 +26,62 @@ export const testDatabaseUrl = (): string => {
   })
   return `${testPostgres}/${name}`
 }
+
+/** The variables that name a test server's database, for a CLI or a second process on it. */
+export interface DatabaseEnv {
+  readonly DATABASE_PATH: string
+  readonly DATABASE_URL?: string
+}
+
+/** The database variables of a test environment (`testEnvironment`). */
+export const databaseEnvOf = (env: Record<string, string>): DatabaseEnv =>
+  env["DATABASE_URL"] === undefined
+    ? { DATABASE_PATH: env["DATABASE_PATH"]! }
+    : { DATABASE_PATH: env["DATABASE_PATH"]!, DATABASE_URL: env["DATABASE_URL"] }
+
+/** A query on a test database: common SQL with `?` placeholders, or `pgText` instead on PostgreSQL. */
+export type Query = <A = Record<string, unknown>>(text: string, params?: ReadonlyArray<unknown>, pgText?: string) => Promise<ReadonlyArray<A>>
+
+/**
+ * Runs `use` with one connection to a test database, whichever the engine, for tests that look
+ * under the API (what is stored, what the outbox holds) or damage it on purpose. Numbers come back
+ * as numbers on both engines.
+ */
+export const withDatabase = async <A>(env: DatabaseEnv, use: (query: Query) => Promise<A>): Promise<A> => {
+  if (env.DATABASE_URL === undefined) {
+    const { default: Database } = await import("better-sqlite3")
+    const db = new Database(env.DATABASE_PATH, { fileMustExist: true })
+    try {
+      return await use(async <R>(text: string, params: ReadonlyArray<unknown> = []) => {
+        const statement = db.prepare(text)
+        return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as ReadonlyArray<R>
+      })
+    } finally {
+      db.close()
+    }
+  }
+  const { default: pg } = await import("pg")
+  const client = new pg.Client({
+    connectionString: env.DATABASE_URL,
+    types: { getTypeParser: (oid: number, format?: any) => (oid === 20 || oid === 1700 ? Number : pg.types.getTypeParser(oid, format)) as any }
+  })
+  await client.connect()
+  try {
+    return await use(async <R>(text: string, params: ReadonlyArray<unknown> = [], pgText?: string) => {
+      // `?` placeholders become $1, $2, … (test statements hold no `?` in string literals)
+      let n = 0
+      const statement = (pgText ?? text).replace(/\?/g, () => `$${++n}`)
+      return (await client.query(statement, [...params])).rows as ReadonlyArray<R>
+    })
+  } finally {
+    await client.end()
+  }
+}
+
+/** One query on a test database (`withDatabase`). */
+export const queryDatabase = <A = Record<string, unknown>>(
+  env: DatabaseEnv,
+  text: string,
+  params: ReadonlyArray<unknown> = [],
+  pgText?: string
+): Promise<ReadonlyArray<A>> => withDatabase(env, (query) => query<A>(text, params, pgText))

@@ -13,7 +13,7 @@ import { DirectSql } from "../../src/Db/DirectSql.js"
 import { Organizations } from "../../src/Organizations/Organizations.js"
 import { AppLive } from "../../src/Server.js"
 import { NodeServerLive } from "../../src/Shutdown.js"
-import { onPostgres, testDatabaseUrl } from "./Engine.js"
+import { type DatabaseEnv, databaseEnvOf, onPostgres, testDatabaseUrl } from "./Engine.js"
 
 export const API_TOKEN = "cvn_test_0123456789abcdefghijklmnopqrstuvwxyz"
 export const ADMIN_EMAIL = "owner@acme.test"
@@ -36,6 +36,8 @@ export interface RequestOptions {
 export interface TestServerShape {
   readonly url: string
   readonly databasePath: string
+  /** The variables naming its database on the suite's engine (a CLI on it needs them all). */
+  readonly databaseEnv: DatabaseEnv
   /** An HTTP request; by default authenticated with the bootstrap API token. */
   readonly request: <T = any>(method: string, path: string, options?: RequestOptions) => Effect.Effect<Reply<T>>
   /** A new organization with its own API token (as the admin CLI would make it). */
@@ -83,7 +85,8 @@ export const testEnvironment = (databasePath: string): Record<string, string> =>
   BULK_RATE_LIMIT_BURST: "100000",
   BULK_RATE_LIMIT_PER_MINUTE: "100000",
   WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: "true",
-  LOG_LEVEL: "None"
+  // CONVENE_TEST_LOG_LEVEL=Error shows the servers' logs while debugging a test
+  LOG_LEVEL: process.env["CONVENE_TEST_LOG_LEVEL"] ?? "None"
 })
 
 /** Reads the configuration from `env` as the service reads it from the environment. */
@@ -100,7 +103,8 @@ export const testServer = (env: Record<string, string> = {}) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const dir = yield* temporaryDirectory
     const databasePath = join(dir, "convene.db")
-    const config = yield* configFrom({ ...testEnvironment(databasePath), PORT: "0", HOST: "127.0.0.1", ...env })
+    const variables = { ...testEnvironment(databasePath), PORT: "0", HOST: "127.0.0.1", ...env }
+    const config = yield* configFrom(variables)
     const handle = Layer.effect(
       TestServer,
       Effect.gen(function*() {
@@ -112,6 +116,7 @@ export const testServer = (env: Record<string, string> = {}) =>
         return {
           url,
           databasePath,
+          databaseEnv: databaseEnvOf(variables),
           request: send(url),
           organization: (slug: string) =>
             Effect.gen(function*() {

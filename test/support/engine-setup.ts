@@ -15,10 +15,7 @@ import { TEMPLATE_DATABASE } from "./Engine.js"
 let scope: Scope.CloseableScope | undefined
 
 export async function setup() {
-  if (process.env["CONVENE_TEST_ENGINE"] !== "postgres") {
-    if (process.env["CONVENE_CI"] !== "1") console.warn("Tests run on SQLite; PostgreSQL was skipped (npm run test:pg runs them on PostgreSQL).")
-    return
-  }
+  if (process.env["CONVENE_TEST_ENGINE"] !== "postgres") return
   if (!postgresAvailable) throw new Error("CONVENE_TEST_ENGINE=postgres, but PostgreSQL is not installed (apt-get install postgresql)")
   scope = Effect.runSync(Scope.make())
   const server = await Effect.runPromise(Scope.extend(postgresServer, scope))
