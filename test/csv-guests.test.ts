@@ -4,6 +4,7 @@
  * checked to leave the database as it was (a digest of every row, read through a second
  * connection); notifications are caught by a local receiver.
  */
+import { onPostgres } from "./support/Engine.js"
 import { describe, expect, layer } from "@effect/vitest"
 import { parse } from "csv-parse/sync"
 import { Effect, Schema } from "effect"
@@ -745,8 +746,11 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV at scale", (i
       expect(result.reads.count).toBeGreaterThan(20)
       expect(result.writes.count).toBeGreaterThan(5)
       // a request that waits, waits for the transaction, a part of the import, never for all of it
-      expect(result.reads.worst).toBeLessThan(result.importMs * 0.8)
-      expect(result.writes.worst).toBeLessThan(result.importMs * 0.8)
+      // (the transaction is about half of the import on SQLite; on PostgreSQL, whose statements
+      // each cost a round trip, about four fifths of it)
+      const share = onPostgres ? 0.95 : 0.8
+      expect(result.reads.worst).toBeLessThan(result.importMs * share)
+      expect(result.writes.worst).toBeLessThan(result.importMs * share)
       const { rows } = yield* exportCsv(server, event.eventId)
       expect(rows).toHaveLength(50_001)
       expect(rows.filter((r) => r["column:Table"] === "7")).toHaveLength(5_000)
