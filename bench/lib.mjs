@@ -1,8 +1,11 @@
 // Shared pieces of the benchmarks: servers as child processes, their CPU and memory from /proc,
 // a JSON client, and a local webhook receiver.
-import { spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { execFileSync, spawn } from "node:child_process"
+import { chownSync, existsSync, readdirSync, readFileSync } from "node:fs"
 import { createServer } from "node:http"
+import { createServer as createNetServer } from "node:net"
+import { join } from "node:path"
+import pg from "pg"
 
 export const TOKEN = "cvn_bench_0123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -102,3 +105,53 @@ export const percentile = (values, p) => {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+export const freePort = () =>
+  new Promise((resolve) => {
+    const server = createNetServer()
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+
+const isRoot = process.getuid?.() === 0
+
+/** A PostgreSQL server of Debian's newest installed version in `dir`, with an empty database `convene`. */
+export const startPostgres = async (dir) => {
+  const root = "/usr/lib/postgresql"
+  const bin = readdirSync(root).sort((a, b) => Number(b) - Number(a)).map((v) => join(root, v, "bin")).find((b) => existsSync(join(b, "initdb")))
+  const data = join(dir, "pg")
+  if (isRoot) {
+    const [, , uid, gid] = readFileSync("/etc/passwd", "utf8").split("\n").find((l) => l.startsWith("postgres:")).split(":")
+    chownSync(dir, Number(uid), Number(gid))
+  }
+  const as = (program, args) => (isRoot ? ["runuser", ["-u", "postgres", "--", program, ...args]] : [program, args])
+  execFileSync(...as(join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"]), { stdio: "ignore" })
+  const port = await freePort()
+  const [command, args] = as(join(bin, "postgres"), ["-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "shared_buffers=128MB"])
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] })
+  await new Promise((resolve, reject) => {
+    let out = ""
+    const on = (c) => {
+      out += c
+      if (out.includes("ready to accept connections")) resolve()
+    }
+    child.stdout.on("data", on)
+    child.stderr.on("data", on)
+    child.on("exit", () => reject(new Error(out)))
+  })
+  const admin = new pg.Client(`postgres://postgres@127.0.0.1:${port}/postgres`)
+  await admin.connect()
+  await admin.query("CREATE DATABASE convene")
+  await admin.end()
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/convene`,
+    stop: () => {
+      const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
+      process.kill(pid, "SIGINT")
+      return new Promise((resolve) => child.on("exit", resolve))
+    }
+  }
+}
+

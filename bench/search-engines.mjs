@@ -3,14 +3,12 @@
 // one request at a time and under 8 connections. Starts its own PostgreSQL (Debian's package) in a
 // temporary folder. Prints a table of p50/p99 latency (ms) per query.
 //   npm run bench:search-engines            (BENCH_PERSONS=100000 by default)
-import { execFileSync, spawn } from "node:child_process"
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import Database from "better-sqlite3"
 import pg from "pg"
-import { percentile, startServer, TOKEN } from "./lib.mjs"
+import { freePort, percentile, startPostgres, startServer, TOKEN } from "./lib.mjs"
 
 const PERSONS = Number(process.env.BENCH_PERSONS ?? 100_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40)
@@ -18,55 +16,7 @@ const QUERIES = ["an", "zz", "mar", "son", "ander", "maria garcia", "nobody-here
 const FIRST = ["Maria", "Anna", "John", "Zoe", "Liam", "Noah", "Emma", "Olivia", "Lucas", "Mia", "Jan", "Sofia", "Mateo", "Ava", "Leo", "Ivy"]
 const LAST = ["Garcia", "Anderson", "Smith", "Nguyen", "Johnson", "Martin", "Lee", "Brown", "Rossi", "Müller", "Kowalski", "Sato", "Dubois", "Silva"]
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-
 const dir = mkdtempSync(join(tmpdir(), "convene-search-bench-"))
-const isRoot = process.getuid?.() === 0
-
-/** A PostgreSQL server of Debian's newest installed version, in `dir`. */
-const startPostgres = async () => {
-  const root = "/usr/lib/postgresql"
-  const bin = readdirSync(root).sort((a, b) => Number(b) - Number(a)).map((v) => join(root, v, "bin")).find((b) => existsSync(join(b, "initdb")))
-  const data = join(dir, "pg")
-  if (isRoot) {
-    const [, , uid, gid] = readFileSync("/etc/passwd", "utf8").split("\n").find((l) => l.startsWith("postgres:")).split(":")
-    chownSync(dir, Number(uid), Number(gid))
-  }
-  const as = (program, args) => (isRoot ? ["runuser", ["-u", "postgres", "--", program, ...args]] : [program, args])
-  execFileSync(...as(join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"]), { stdio: "ignore" })
-  const port = await freePort()
-  const [command, args] = as(join(bin, "postgres"), ["-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "shared_buffers=128MB"])
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] })
-  await new Promise((resolve, reject) => {
-    let out = ""
-    const on = (c) => {
-      out += c
-      if (out.includes("ready to accept connections")) resolve()
-    }
-    child.stdout.on("data", on)
-    child.stderr.on("data", on)
-    child.on("exit", () => reject(new Error(out)))
-  })
-  const admin = new pg.Client(`postgres://postgres@127.0.0.1:${port}/postgres`)
-  await admin.connect()
-  await admin.query("CREATE DATABASE convene")
-  await admin.end()
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/convene`,
-    stop: () => {
-      const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
-      process.kill(pid, "SIGINT")
-      return new Promise((resolve) => child.on("exit", resolve))
-    }
-  }
-}
 
 /** Rows for `persons` of organization 1 (the bootstrap organization). */
 const personRows = function*() {
@@ -158,7 +108,7 @@ const main = async () => {
   await server.stop()
 
   // PostgreSQL
-  const postgres = await startPostgres()
+  const postgres = await startPostgres(dir)
   try {
     server = await startServer({ script, env: env({ DATABASE_URL: postgres.url, DATABASE_PATH: join(dir, "unused.db") }), port: await freePort() })
     await server.stop()

@@ -13,7 +13,8 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect, Either, FastCheck as fc, Option, Schema } from "effect"
 import { Api } from "../src/Api.js"
-import { databaseDigest, digestOf } from "./support/Digest.js"
+import { digestOf, digestWith } from "./support/Digest.js"
+import { openDatabase } from "./support/Engine.js"
 import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type Reply, send, TestServer, testServer } from "./support/TestServer.js"
 
@@ -370,7 +371,11 @@ layer(testServer({ WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: "false" }), { excludeTest
     Effect.gen(function*() {
       const server = yield* TestServer
       const fixture = yield* setup
-      const digest = () => databaseDigest(server.databaseEnv)
+      const database = yield* Effect.acquireRelease(
+        Effect.promise(() => openDatabase(server.databaseEnv)),
+        (db) => Effect.promise(() => db.close())
+      )
+      const digest = () => digestWith(database.query)
       const request = send(server.url)
       const superAdmin = yield* login(server, ADMIN_EMAIL, ADMIN_PASSWORD, "acme")
       const tally = { requests: 0, refused: 0, accepted: 0, schemaInvalid: 0, statuses: {} as Record<number, number> }

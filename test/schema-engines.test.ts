@@ -38,7 +38,8 @@ const loader = (directory: string, through: number) =>
 const onSqliteLive = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const dir = yield* temporaryDirectory
-    const config = Layer.effect(AppConfig, configFrom(testEnvironment(join(dir, "convene.db"))))
+    // SQLite whichever engine the suite runs on (an empty DATABASE_URL counts as unset)
+    const config = Layer.effect(AppConfig, configFrom({ ...testEnvironment(join(dir, "convene.db")), DATABASE_URL: "" }))
     return yield* Effect.provide(effect, SqlLive.pipe(Layer.provide(config)))
   })
 

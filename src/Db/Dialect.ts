@@ -8,7 +8,7 @@
  * | field `i` of a row array `j.value` | `j.value ->> i` (typed as stored) | `(j.value ->> i)::<type>` (text otherwise) |
  * | equality where NULL equals NULL | `a IS b` | `a IS NOT DISTINCT FROM b` |
  * | rows as a JSON array of objects | `json_group_array(json_object(…))` | `json_agg(json_build_object(…))::text` |
- * | case-insensitive order | `x COLLATE NOCASE` | `lower(x)` |
+ * | case-insensitive order | `x COLLATE NOCASE` | `lower(x) COLLATE "C"` |
  * | a substring of a person's name | FTS5 trigram table `persons_search` (3+ characters), else `LIKE` | `LIKE` on `name_key`, served by the `pg_trgm` GIN index (3+ characters) |
  *
  * Everything else the repositories write is common SQL: `INSERT … ON CONFLICT`, `RETURNING`,
@@ -73,7 +73,8 @@ const pg = (sql: SqlClient.SqlClient): Dialect => ({
     type === "text" ? sql.literal(`(j.value ->> ${index})`) : sql.literal(`(j.value ->> ${index})::${typeOf(type)}`),
   same: (a, b) => sql`${a} IS NOT DISTINCT FROM ${b}`,
   jsonObjects: (pairs, orderBy) => `COALESCE(json_agg(json_build_object(${pairs}) ORDER BY ${orderBy}), '[]'::json)::text`,
-  nocase: (column) => sql.literal(`lower(${column})`),
+  // byte order of the lower-cased text, as SQLite's NOCASE, whatever the database's collation
+  nocase: (column) => sql.literal(`lower(${column}) COLLATE "C"`),
   // the trigram index serves LIKE for 3 characters or more; shorter terms scan, as on SQLite
   nameContains: (term) => sql`p.name_key LIKE ${likeContains(term)} ESCAPE '\\'`
 })

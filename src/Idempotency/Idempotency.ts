@@ -96,7 +96,12 @@ export class Idempotency extends Effect.Service<Idempotency>()("Convene/Idempote
     const purge = Effect.flatMap(Clock.currentTimeMillis, (now) =>
       direct.run(sql`DELETE FROM idempotency_keys WHERE created_at <= ${now - retention}`)).pipe(Effect.asVoid, Effect.orDie)
 
-    yield* direct.run(sql`DELETE FROM idempotency_keys WHERE state = 'running'`).pipe(Effect.orDie)
+    // SQLite, one process: the keys left running by the previous one are free at start. PostgreSQL:
+    // other instances may be running theirs, so a dead instance's keys wait out ABANDONED_AFTER.
+    yield* sql.onDialectOrElse({
+      pg: () => Effect.void,
+      orElse: () => direct.run(sql`DELETE FROM idempotency_keys WHERE state = 'running'`)
+    }).pipe(Effect.orDie)
     yield* purge.pipe(Effect.repeat(Schedule.spaced(Duration.hours(1))), Effect.forkScoped)
 
     return { claim, complete, release } as const

@@ -96,15 +96,25 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
     /** Large attempts in flight. */
     const largeInFlight = yield* Ref.make(0)
     const work = yield* Queue.bounded<Claimed>(slots)
-    /** The end of this instance's last lease: each claim's is later than the one before, so it names that claim. */
+    /** SQLite: the end of the last lease; each claim's is later than the one before, so it names that claim. */
     let lastLease = 0
     /** This instance's lease slot (PostgreSQL; null on SQLite), held until the pool has stopped. */
-    const slot = yield* repo.leaseSlot.pipe(Effect.orDie)
-    /** A new lease's end: at least `until`, after the last one, and ≡ the slot. */
+    const leaseSlot = yield* repo.leaseSlot.pipe(Effect.orDie)
+    const slot = leaseSlot === null ? null : leaseSlot.slot
+    /** Set once the slot is seen lost: this instance then claims nothing, and the others take over. */
+    let slotLost = false
+    /**
+     * A new lease's end. SQLite: at least `until` and after the last one. PostgreSQL: the first
+     * time ≡ the slot from `until` on (less than `LEASE_SLOTS` ms later), never pushed further by
+     * earlier claims, so leases never drift ahead under load; it still names the claim of its row,
+     * as a row is claimed again only once its lease has run out or was given back unrecorded.
+     */
     const nextLease = (until: number) => {
-      const at = Math.max(until, lastLease + 1)
-      lastLease = slot === null ? at : at + (((slot - at) % LEASE_SLOTS) + LEASE_SLOTS) % LEASE_SLOTS
-      return lastLease
+      if (slot === null) {
+        lastLease = Math.max(until, lastLease + 1)
+        return lastLease
+      }
+      return until + (((slot - until) % LEASE_SLOTS) + LEASE_SLOTS) % LEASE_SLOTS
     }
     let lastSweep = 0
 
@@ -143,10 +153,20 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
      */
     const claimDue = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      if (slot !== null && now - lastSweep >= Duration.toMillis(ABANDONED_SWEEP)) {
+      if (leaseSlot !== null && !slotLost && now - lastSweep >= Duration.toMillis(ABANDONED_SWEEP)) {
         lastSweep = now
-        yield* repo.releaseAbandonedClaims(now, false)
+        if (yield* leaseSlot.held) {
+          yield* repo.releaseAbandonedClaims(now, false)
+        } else {
+          // its leases now look abandoned to every instance (and are taken over): claiming more
+          // under it could send a message twice at once
+          slotLost = true
+          yield* Effect.logError(
+            "Outbox: this instance lost its lease slot (its database session ended); it claims no more deliveries and the other instances take them over. Restart it."
+          )
+        }
       }
+      if (slotLost) return IDLE_POLL
       const busy = yield* Ref.get(inFlight)
       const free = slots - countOf(busy)
       if (free <= 0) return IDLE_POLL

@@ -43,6 +43,12 @@ export const LEASE_SLOTS = 1024
 /** The first key of the lease slots' advisory locks ("CONV" in ASCII; two-key locks, apart from the write lock's one-key space). */
 export const LEASE_SLOT_LOCK = 0x434f4e56
 
+/** An instance's lease slot on PostgreSQL, and whether its session still holds it. */
+export interface LeaseSlot {
+  readonly slot: number
+  readonly held: Effect.Effect<boolean>
+}
+
 /** A due delivery: which, by which channel, to which destination (the unit of the fairness caps), and whether it is large. */
 export interface DueDelivery {
   readonly id: number
@@ -187,12 +193,24 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
               yield* Effect.addFinalizer(() =>
                 Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${LEASE_SLOT_LOCK}, ${slot})`, [], undefined))
               )
-              return slot as number | null
+              // still ours: the lock is held by the reserved connection's session (which may have
+              // ended without this process noticing: a restarted server, an idle timeout)
+              const held = connection.execute(
+                `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LEASE_SLOT_LOCK}
+                   AND objid = ${slot} AND objsubid = 2 AND granted AND pid = pg_backend_pid()`,
+                [],
+                undefined
+              ).pipe(
+                Effect.map((rows) => Number(rows[0]?.["n"] ?? 0) > 0),
+                Effect.timeout("5 seconds"),
+                Effect.orElseSucceed(() => false)
+              )
+              return { slot, held } as LeaseSlot | null
             }
           }
           return yield* Effect.dieMessage(`Every outbox lease slot (${LEASE_SLOTS}) is held: too many instances`)
         }),
-      orElse: () => Effect.succeed(null as number | null)
+      orElse: () => Effect.succeed(null as LeaseSlot | null)
     })
 
     /**

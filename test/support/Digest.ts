@@ -1,7 +1,7 @@
 /** The database, byte for byte: a digest to show a request changed nothing. */
 import type Database from "better-sqlite3"
 import { createHash } from "node:crypto"
-import { type DatabaseEnv, withDatabase } from "./Engine.js"
+import { type DatabaseEnv, type Query, withDatabase } from "./Engine.js"
 
 /**
  * A digest of every row of every table (FTS shadow tables included), in a stable order. One column is
@@ -27,22 +27,24 @@ export const digestOf = (db: Database.Database) => {
  * `digestOf` on either engine, from the variables naming a test server's database
  * (`server.databaseEnv`): on PostgreSQL, every row of every table of the schema, in the same form.
  */
-export const databaseDigest = (env: DatabaseEnv): Promise<string> =>
-  withDatabase(env, async (query) => {
-    const hash = createHash("sha256")
-    const tables = await query<{ name: string }>(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name",
-      [],
-      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
-    )
-    for (const { name } of tables) {
-      const rows = await query<Record<string, unknown>>(`SELECT * FROM "${name}"`)
-      const lines = rows.map((row) => {
-        const copy = { ...row }
-        if (name === "api_tokens") delete copy["last_used_at"]
-        return JSON.stringify(copy, (_, v) => (Buffer.isBuffer(v) ? v.toString("hex") : typeof v === "bigint" ? `${v}n` : v))
-      }).sort()
-      hash.update(`${name}\n${lines.join("\n")}\n`)
-    }
-    return hash.digest("hex")
-  })
+export const databaseDigest = (env: DatabaseEnv): Promise<string> => withDatabase(env, digestWith)
+
+/** `databaseDigest` over an open connection (`openDatabase`), for tests that take many digests. */
+export const digestWith = async (query: Query): Promise<string> => {
+  const hash = createHash("sha256")
+  const tables = await query<{ name: string }>(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name",
+    [],
+    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
+  )
+  for (const { name } of tables) {
+    const rows = await query<Record<string, unknown>>(`SELECT * FROM "${name}"`)
+    const lines = rows.map((row) => {
+      const copy = { ...row }
+      if (name === "api_tokens") delete copy["last_used_at"]
+      return JSON.stringify(copy, (_, v) => (Buffer.isBuffer(v) ? v.toString("hex") : typeof v === "bigint" ? `${v}n` : v))
+    }).sort()
+    hash.update(`${name}\n${lines.join("\n")}\n`)
+  }
+  return hash.digest("hex")
+}

@@ -78,6 +78,21 @@ export const withDatabase = async <A>(env: DatabaseEnv, use: (query: Query) => P
   }
 }
 
+/** A connection held open for many queries (`withDatabase` opens one per call); close it when done. */
+export const openDatabase = (env: DatabaseEnv): Promise<{ readonly query: Query; readonly close: () => Promise<void> }> =>
+  new Promise((resolve, reject) => {
+    let release: () => void = () => {}
+    const closed = new Promise<void>((r) => (release = r))
+    const done = withDatabase(env, (query) => {
+      resolve({ query, close: async () => {
+        release()
+        await done
+      } })
+      return closed
+    })
+    done.catch(reject)
+  })
+
 /** One query on a test database (`withDatabase`). */
 export const queryDatabase = <A = Record<string, unknown>>(
   env: DatabaseEnv,
