@@ -24,7 +24,7 @@ const env = (url) => ({
   PUBLIC_BASE_URL: "http://127.0.0.1",
   RATE_LIMIT_BURST: "1000000",
   RATE_LIMIT_PER_SECOND: "1000000",
-  LOG_LEVEL: "Warning"
+  LOG_LEVEL: "Warn"
 })
 
 const load = (urls, requests) =>
