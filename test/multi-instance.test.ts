@@ -5,7 +5,8 @@
  * - no delivery is lost: every accepted guest's notification reaches the receiver, every message
  *   in the outbox reaches it, and every outbox delivery ends delivered;
  * - none is sent twice at once: the receiver never sees one `webhook-id` while an earlier request
- *   with it is still open (a redelivery after the killed instance's lease is fine: at least once);
+ *   with it is still open, its sender alive (a redelivery after the killed instance's attempt is
+ *   fine: at least once);
  * - the change feed, read through the survivors, holds every accepted write;
  * - the shared rate limit holds within 5% of its configured rate across the three instances.
  * It runs in the PostgreSQL pass of the suite (`npm run test:pg`, and CI).
@@ -77,13 +78,23 @@ const slowReceiver = (delayMs: number) =>
         const id = String(req.headers["webhook-id"])
         if ((open.get(id) ?? 0) > 0) self.overlaps.push(id)
         open.set(id, (open.get(id) ?? 0) + 1)
+        // a request stops being open when it is answered, or when its sender goes away (a killed
+        // instance's connection closes: that attempt is over, and another may begin)
+        let ended = false
+        const end = () => {
+          if (ended) return
+          ended = true
+          open.set(id, open.get(id)! - 1)
+        }
+        res.on("close", end)
         const chunks: Array<Buffer> = []
         req.on("data", (c: Buffer) => chunks.push(c))
         req.on("end", () => {
           self.bodies.push(Buffer.concat(chunks).toString("utf8"))
           setTimeout(() => {
+            if (res.destroyed) return
             self.ids.add(id)
-            open.set(id, open.get(id)! - 1)
+            end()
             res.writeHead(200).end("ok")
           }, delayMs)
         })
