@@ -22,48 +22,21 @@ import { cli } from "./support/Cli.js"
 import { databaseEnvOf, onPostgres, queryDatabase } from "./support/Engine.js"
 import { startServer } from "./support/Process.js"
 import { redisAvailable, redisServer } from "./support/Redis.js"
-import { API_TOKEN, testEnvironment } from "./support/TestServer.js"
-
-interface Answer {
-  readonly status: number
-  readonly body: any
-}
+import { answerRsvp as answerRsvpPage } from "./support/Fixtures.js"
+import { API_TOKEN, send, testEnvironment } from "./support/TestServer.js"
 
 /** A request that may meet a dead instance: then no answer (`undefined`), and the write was not accepted. */
 const call = (url: string, method: string, path: string, token: string, body?: unknown) =>
-  Effect.promise(async (): Promise<Answer | undefined> => {
-    try {
-      const response = await fetch(url + path, {
-        method,
-        headers: { "x-api-key": token, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) })
-      })
-      const text = await response.text()
-      return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
-    } catch {
-      return undefined
-    }
-  })
+  send(url)(method, path, { token, ...(body === undefined ? {} : { body }) }).pipe(
+    Effect.catchAllDefect(() => Effect.succeed(undefined))
+  )
 
 /** The public RSVP page answered like a browser would; false when the instance is gone. */
 const answerRsvp = (url: string, rsvpLink: string, rsvpStatus: string) =>
-  Effect.promise(async () => {
-    try {
-      const { pathname, search } = new URL(rsvpLink)
-      const page = await fetch(url + pathname + search)
-      const cookie = page.headers.get("set-cookie")!.split(";")[0]!
-      const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!
-      const answer = await fetch(url + pathname + search, {
-        method: "POST",
-        redirect: "manual",
-        headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: "https://convene.test" },
-        body: `rsvpStatus=${rsvpStatus}&csrf=${csrf}`
-      })
-      return answer.status === 303
-    } catch {
-      return false
-    }
-  })
+  answerRsvpPage(url, rsvpLink, rsvpStatus).pipe(
+    Effect.map((answer) => answer.status === 303),
+    Effect.catchAllDefect(() => Effect.succeed(false))
+  )
 
 /**
  * A webhook receiver that answers after `delayMs`, so that two sends of one notification at once

@@ -35,7 +35,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { createHash } from "node:crypto"
-import { migrationsDirectory } from "../Sql.js"
+import { pgMigrationsDirectory } from "../Sql.js"
 
 /** Bind parameters per INSERT, at most (PostgreSQL allows 65,535). */
 const PARAMETERS_PER_BATCH = 30_000
@@ -137,7 +137,7 @@ export const migrateToPostgres = Command.make(
           return yield* Effect.fail(new Error("the PostgreSQL database is not empty: give an empty database (CREATE DATABASE ...)"))
         }
       }
-      yield* PgMigrator.run({ loader: PgMigrator.fromFileSystem(path.join(migrationsDirectory, "pg")) }).pipe(Effect.provide(context))
+      yield* PgMigrator.run({ loader: PgMigrator.fromFileSystem(pgMigrationsDirectory) }).pipe(Effect.provide(context))
       const identityColumns = yield* pg<{ table_name: string; column_name: string }>`SELECT table_name, column_name
         FROM information_schema.columns WHERE table_schema = current_schema() AND is_identity = 'YES'`
       const identities = new Set(identityColumns.map((r) => r.table_name))

@@ -147,39 +147,40 @@ const bootstrap = Config.all({
   }))
 }))
 
-/** `REDIS_URL`: a `redis://` or `rediss://` URL with a host, or unset. */
-const databaseUrl = Env.optionalSecret("DATABASE_URL").pipe(
-  Config.mapOrFail((url): Either.Either<Option.Option<Redacted.Redacted>, ConfigError.ConfigError> => {
-    if (Option.isNone(url)) return Either.right(url)
-    const text = Redacted.value(url.value).trim()
-    if (text === "") return Either.right(Option.none())
-    let parsed: URL | undefined
-    try {
-      parsed = new URL(text)
-    } catch {
-      parsed = undefined
-    }
-    return parsed !== undefined && (parsed.protocol === "postgres:" || parsed.protocol === "postgresql:") && parsed.hostname !== ""
-      ? Either.right(Option.some(Redacted.make(text)))
-      : Either.left(ConfigError.InvalidData(["DATABASE_URL"], "DATABASE_URL must be a postgres:// URL such as postgres://convene:secret@localhost:5432/convene"))
-  })
+/**
+ * A secret URL of another service, or unset (empty counts as unset): it must parse, have a host
+ * and one of `protocols`; otherwise start-up stops with `problem`.
+ */
+const serviceUrl = (name: string, protocols: ReadonlyArray<string>, problem: string) =>
+  Env.optionalSecret(name).pipe(
+    Config.mapOrFail((url): Either.Either<Option.Option<Redacted.Redacted>, ConfigError.ConfigError> => {
+      if (Option.isNone(url)) return Either.right(url)
+      const text = Redacted.value(url.value).trim()
+      if (text === "") return Either.right(Option.none())
+      let parsed: URL | undefined
+      try {
+        parsed = new URL(text)
+      } catch {
+        parsed = undefined
+      }
+      return parsed !== undefined && protocols.includes(parsed.protocol) && parsed.hostname !== ""
+        ? Either.right(Option.some(Redacted.make(text)))
+        : Either.left(ConfigError.InvalidData([name], problem))
+    })
+  )
+
+/** `DATABASE_URL`: a `postgres://` or `postgresql://` URL with a host, or unset. */
+const databaseUrl = serviceUrl(
+  "DATABASE_URL",
+  ["postgres:", "postgresql:"],
+  "DATABASE_URL must be a postgres:// URL such as postgres://convene:secret@localhost:5432/convene"
 )
 
-const redisUrl = Env.optionalSecret("REDIS_URL").pipe(
-  Config.mapOrFail((url): Either.Either<Option.Option<Redacted.Redacted>, ConfigError.ConfigError> => {
-    if (Option.isNone(url)) return Either.right(url)
-    const text = Redacted.value(url.value).trim()
-    if (text === "") return Either.right(Option.none())
-    let parsed: URL | undefined
-    try {
-      parsed = new URL(text)
-    } catch {
-      parsed = undefined
-    }
-    return parsed !== undefined && (parsed.protocol === "redis:" || parsed.protocol === "rediss:") && parsed.hostname !== ""
-      ? Either.right(Option.some(Redacted.make(text)))
-      : Either.left(ConfigError.InvalidData(["REDIS_URL"], "REDIS_URL must be a redis:// or rediss:// URL such as redis://localhost:6379"))
-  })
+/** `REDIS_URL`: a `redis://` or `rediss://` URL with a host, or unset. */
+const redisUrl = serviceUrl(
+  "REDIS_URL",
+  ["redis:", "rediss:"],
+  "REDIS_URL must be a redis:// or rediss:// URL such as redis://localhost:6379"
 )
 
 const email = Config.all({

@@ -30,7 +30,8 @@ export const WRITE_LOCK = 0x434f4e56454e45
 const INT8 = 20
 const NUMERIC = 1700
 
-const types: Pg.CustomTypesConfig = {
+/** `pg`'s parsers, with `bigint` and `numeric` as numbers. */
+export const types: Pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === INT8 || oid === NUMERIC
       ? (value: string) => Number(value)

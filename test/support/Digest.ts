@@ -3,6 +3,16 @@ import type Database from "better-sqlite3"
 import { createHash } from "node:crypto"
 import { type DatabaseEnv, type Query, withDatabase } from "./Engine.js"
 
+/** One table's part of a digest: its rows in a stable order, without `api_tokens.last_used_at`. */
+const tableText = (name: string, rows: ReadonlyArray<Record<string, unknown>>) => {
+  const lines = rows.map((row) => {
+    const copy = { ...row }
+    if (name === "api_tokens") delete copy["last_used_at"]
+    return JSON.stringify(copy, (_, v) => (Buffer.isBuffer(v) ? v.toString("hex") : typeof v === "bigint" ? `${v}n` : v))
+  }).sort()
+  return `${name}\n${lines.join("\n")}\n`
+}
+
 /**
  * A digest of every row of every table (FTS shadow tables included), in a stable order. One column is
  * left out: an API token's `last_used_at`, which any authenticated request may touch (once a minute).
@@ -13,12 +23,7 @@ export const digestOf = (db: Database.Database) => {
     "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name"
   ).all()
   for (const { name } of tables) {
-    const rows = db.prepare(`SELECT * FROM "${name}"`).raw(false).all() as Array<Record<string, unknown>>
-    const lines = rows.map((row) => {
-      if (name === "api_tokens") delete row["last_used_at"]
-      return JSON.stringify(row, (_, v) => (Buffer.isBuffer(v) ? v.toString("hex") : typeof v === "bigint" ? `${v}n` : v))
-    }).sort()
-    hash.update(`${name}\n${lines.join("\n")}\n`)
+    hash.update(tableText(name, db.prepare(`SELECT * FROM "${name}"`).raw(false).all() as Array<Record<string, unknown>>))
   }
   return hash.digest("hex")
 }
@@ -38,13 +43,7 @@ export const digestWith = async (query: Query): Promise<string> => {
     "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
   )
   for (const { name } of tables) {
-    const rows = await query<Record<string, unknown>>(`SELECT * FROM "${name}"`)
-    const lines = rows.map((row) => {
-      const copy = { ...row }
-      if (name === "api_tokens") delete copy["last_used_at"]
-      return JSON.stringify(copy, (_, v) => (Buffer.isBuffer(v) ? v.toString("hex") : typeof v === "bigint" ? `${v}n` : v))
-    }).sort()
-    hash.update(`${name}\n${lines.join("\n")}\n`)
+    hash.update(tableText(name, await query<Record<string, unknown>>(`SELECT * FROM "${name}"`)))
   }
   return hash.digest("hex")
 }

@@ -3,6 +3,7 @@
  * gets a database of its own, copied from the migrated template, named in `DATABASE_URL`.
  */
 import { execFileSync } from "node:child_process"
+import { types } from "../../src/Db/Postgres.js"
 
 export const TEMPLATE_DATABASE = "convene_template"
 
@@ -63,7 +64,7 @@ export const withDatabase = async <A>(env: DatabaseEnv, use: (query: Query) => P
   const { default: pg } = await import("pg")
   const client = new pg.Client({
     connectionString: env.DATABASE_URL,
-    types: { getTypeParser: (oid: number, format?: any) => (oid === 20 || oid === 1700 ? Number : pg.types.getTypeParser(oid, format)) as any }
+    types
   })
   await client.connect()
   try {
