@@ -4,11 +4,19 @@
  * per turn of the event loop, so a busy server pays one write for many request lines.
  */
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
 import * as HashMap from "effect/HashMap"
+import * as HashSet from "effect/HashSet"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import { AppConfig } from "./Config/AppConfig.js"
+import { RequestMeta } from "./Http/RequestMeta.js"
 
 /**
  * The message of what caused the failure or defect, if it is an error: a driver's refusal wrapped
@@ -33,13 +41,17 @@ export const makeJsonLogger = (write: (text: string) => void) => {
     pending = []
     write(text)
   }
-  const logger = Logger.make<unknown, void>(({ annotations, cause, date, logLevel, message }) => {
+  const logger = Logger.make<unknown, void>(({ annotations, cause, context, date, logLevel, message }) => {
     const line: Record<string, unknown> = {
       timestamp: date.toISOString(),
       logLevel: logLevel.label,
       message: messageOf(message)
     }
-    if (HashMap.size(annotations) > 0) line["annotations"] = Object.fromEntries(annotations)
+    // a line written while serving a request names it (RequestLifecycle provides RequestMeta)
+    const meta = Context.getOption(FiberRefs.getOrDefault(context, FiberRef.currentContext), RequestMeta)
+    const requestId = meta._tag === "Some" && !HashMap.has(annotations, "requestId") ? meta.value.requestId : undefined
+    if (requestId !== undefined) line["annotations"] = { requestId, ...Object.fromEntries(annotations) }
+    else if (HashMap.size(annotations) > 0) line["annotations"] = Object.fromEntries(annotations)
     if (!Cause.isEmpty(cause)) {
       const inner = innerMessageOf(cause)
       line["cause"] = inner === undefined ? Cause.pretty(cause) : `${Cause.pretty(cause)}\n[cause]: ${inner}`
@@ -48,6 +60,36 @@ export const makeJsonLogger = (write: (text: string) => void) => {
     if (pending.length === 1) setImmediate(flush)
   })
   return { logger, flush }
+}
+
+/**
+ * Writes one line through the fiber's loggers at once, as `Effect.log` would, with `annotations`
+ * added to the fiber's own: for the request lifecycle's line, without the fiber steps and
+ * FiberRef copies of `Effect.annotateLogs` on every request. `annotationsOf` runs only when the
+ * level is logged.
+ */
+export const logAt = (
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  level: LogLevel.LogLevel,
+  message: string,
+  annotationsOf: () => Record<string, unknown>
+): void => {
+  if (LogLevel.greaterThan(fiber.getFiberRef(FiberRef.currentMinimumLogLevel), level)) return
+  const loggers = fiber.getFiberRef(FiberRef.currentLoggers)
+  if (HashSet.size(loggers) === 0) return
+  let annotations = fiber.getFiberRef(FiberRef.currentLogAnnotations)
+  for (const [key, value] of Object.entries(annotationsOf())) annotations = HashMap.set(annotations, key, value)
+  const entry = {
+    fiberId: fiber.id(),
+    logLevel: level,
+    message,
+    cause: Cause.empty,
+    context: fiber.getFiberRefs(),
+    spans: fiber.getFiberRef(FiberRef.currentLogSpan),
+    annotations,
+    date: new Date(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+  }
+  for (const logger of loggers) logger.log(entry)
 }
 
 export const LoggingLive = Layer.unwrapScoped(Effect.gen(function*() {

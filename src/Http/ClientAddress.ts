@@ -47,6 +47,8 @@ export const parseTrustedProxies = (value: string): TrustedProxies | string => {
 export const noTrustedProxies: TrustedProxies = { list: new BlockList(), entries: [] }
 
 const isTrusted = (trusted: TrustedProxies, address: string): boolean => {
+  // no proxies configured (the default): nothing to look up
+  if (trusted.entries.length === 0) return false
   const family = isIP(address)
   return family !== 0 && trusted.list.check(address, family === 4 ? "ipv4" : "ipv6")
 }

@@ -9,11 +9,16 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as LogLevel from "effect/LogLevel"
+import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
+import { logAt } from "../Logging.js"
 import { PublicOrigin } from "../PublicOrigin.js"
-import { clientOfRequest, RequestMeta, type RequestMetaShape } from "./RequestMeta.js"
+import { clientOf } from "./ClientAddress.js"
+import { RequestMeta, type RequestMetaShape } from "./RequestMeta.js"
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
 
@@ -62,37 +67,59 @@ const statusOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown
   return HttpServerResponse.isServerResponse(squashed) ? squashed.status : 500
 }
 
-export const requestLifecycle = <E, R>(app: HttpApp.Default<E, R>) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
+/**
+ * Runs once around every request, as two synchronous steps (one before the app, one when it ends)
+ * rather than a chain of effects: a request pays for its id, client, route prefix and log line, not
+ * for the fiber steps around them (bench/RESULTS.md, issue 18). Logs written inside the request
+ * carry its `requestId` because the logger reads `RequestMeta` from the fiber's context (Logging.ts).
+ */
+export const requestLifecycle = <E, R>(
+  app: HttpApp.Default<E, R>
+): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest | AppConfig | PublicOrigin | Ids> =>
+  Effect.withFiberRuntime((fiber) => {
+    const context = fiber.currentContext as Context.Context<HttpServerRequest.HttpServerRequest | AppConfig | PublicOrigin | Ids>
+    const request = Context.get(context, HttpServerRequest.HttpServerRequest)
     const incoming = request.headers["x-request-id"]
-    const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : yield* (yield* Ids).uuid
-    const client = yield* clientOfRequest(request)
-    const meta: RequestMetaShape = { requestId, client, callerId: undefined, route: undefined }
-    const started = yield* Clock.currentTimeNanos
-    yield* HttpApp.appendPreResponseHandler((_, response) =>
-      Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
-    )
-    // a request that arrived with PUBLIC_BASE_URL's path prefix is routed without it
-    const path = pathOf(request.url)
-    const routed = (yield* PublicOrigin).routePath(path)
-    const routedRequest = routed === path ? request : request.modify({ url: routed + request.url.slice(path.length) })
-    return yield* app.pipe(
-      Effect.provideService(HttpServerRequest.HttpServerRequest, routedRequest),
-      Effect.provideService(RequestMeta, meta),
-      Effect.annotateLogs("requestId", requestId),
-      Effect.onExit((exit) =>
-        Effect.flatMap(Clock.currentTimeNanos, (ended) =>
-          Effect.logInfo("request").pipe(Effect.annotateLogs({
-            requestId,
-            callerId: meta.callerId ?? null,
-            clientIp: client.ip,
-            method: request.method,
-            route: meta.route ?? loggedPath(path),
-            path: loggedPath(path),
-            status: statusOf(exit),
-            durationMs: Number(ended - started) / 1e6
-          })))
+    const serve = (requestId: string) => {
+      const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+      const started = clock.unsafeCurrentTimeNanos()
+      const client = clientOf(Context.get(context, AppConfig).trustedProxies, request.remoteAddress, request.headers, false)
+      const meta: RequestMetaShape = { requestId, client, callerId: undefined, route: undefined }
+      // a request that arrived with PUBLIC_BASE_URL's path prefix is routed without it
+      const path = pathOf(request.url)
+      const routed = Context.get(context, PublicOrigin).routePath(path)
+      let served = Effect.provideService(app, RequestMeta, meta)
+      if (routed !== path) {
+        served = Effect.provideService(
+          served,
+          HttpServerRequest.HttpServerRequest,
+          request.modify({ url: routed + request.url.slice(path.length) })
+        )
+      }
+      return Effect.zipRight(
+        HttpApp.appendPreResponseHandler((_, response) =>
+          Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
+        ),
+        Effect.onExit(served, (exit) =>
+          Effect.withFiberRuntime<void>((ended) => {
+            logAt(ended, LogLevel.Info, "request", () => {
+              const logged = loggedPath(path)
+              return {
+                requestId,
+                callerId: meta.callerId ?? null,
+                clientIp: client.ip,
+                method: request.method,
+                route: meta.route ?? logged,
+                path: logged,
+                status: statusOf(exit),
+                durationMs: Number(clock.unsafeCurrentTimeNanos() - started) / 1e6
+              }
+            })
+            return Effect.void
+          }))
       )
-    )
+    }
+    return incoming !== undefined && REQUEST_ID.test(incoming)
+      ? serve(incoming)
+      : Effect.flatMap(Context.get(context, Ids).uuid, serve)
   })

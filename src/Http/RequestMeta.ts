@@ -6,7 +6,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { AppConfig, type AppConfigShape } from "../Config/AppConfig.js"
+import type { AppConfigShape } from "../Config/AppConfig.js"
 import { type Client, clientOf } from "./ClientAddress.js"
 
 export interface RequestMetaShape {
@@ -19,10 +19,6 @@ export interface RequestMetaShape {
 }
 
 export class RequestMeta extends Context.Tag("Convene/RequestMeta")<RequestMeta, RequestMetaShape>() {}
-
-/** The client of a request, seen through the trusted proxies (the service itself speaks plain HTTP). */
-export const clientOfRequest = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.map(AppConfig, (config) => clientOf(config.trustedProxies, request.remoteAddress, request.headers, false))
 
 /** The client of the current request: computed once per request by the request lifecycle, else here. */
 export const currentClient = (config: Pick<AppConfigShape, "trustedProxies">, request: HttpServerRequest.HttpServerRequest) =>
