@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { Guests, GuestSearchResult } from "../src/Guests/Api.js"
+import { PersonDetail } from "../src/Persons/Domain.js"
 import { createEvent, createPerson, expectStatus } from "./support/Fixtures.js"
 import { TestServer, testServer } from "./support/TestServer.js"
 
@@ -34,5 +35,11 @@ layer(testServer(), { excludeTestServices: true })("responses sent without the e
       const search = expectStatus(yield* server.request("GET", `/event/${event.eventId}/guestlist/search?personIds=${a},${b}&generateRsvpLinks=true`), 200).body
       expect(search.guests[0].rsvpLink).not.toBeNull()
       conforms(GuestSearchResult, search)
+      expectStatus(yield* server.request("POST", "/custom-field", { body: { fieldName: `Size ${process.pid}`, fieldType: "text" } }), 200)
+      yield* server.request("PUT", `/person/${a}`, { body: { personId: a, customFields: { [`Size ${process.pid}`]: "L" } } })
+      const person = expectStatus(yield* server.request("GET", `/person/${a}`), 200).body
+      expect(person.eventHistory[0].rsvpStatusHistory.length).toBeGreaterThan(0)
+      expect(person.customFieldsDetailed).toHaveLength(1)
+      conforms(PersonDetail, person)
     }))
 })

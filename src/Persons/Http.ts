@@ -4,7 +4,9 @@ import { Api } from "../Api.js"
 import { csvResponse } from "../Csv/CsvExport.js"
 import { importAnswer } from "../Csv/ImportReport.js"
 import { CurrentCaller } from "../Domain/Caller.js"
+import { jsonAs } from "../Http/Json.js"
 import { CustomFields } from "./CustomFields.js"
+import { PersonDetail } from "./Domain.js"
 import { Persons } from "./Persons.js"
 
 export const PersonsHttp = HttpApiBuilder.group(Api, "persons", (handlers) =>
@@ -22,7 +24,10 @@ export const PersonsHttp = HttpApiBuilder.group(Api, "persons", (handlers) =>
         Effect.flatMap(CurrentCaller, (caller) => Effect.map(persons.importCsv(caller, payload, urlParams), importAnswer))
       )
       .handle("create", ({ payload }) => Effect.flatMap(CurrentCaller, (caller) => persons.create(caller, payload)))
-      .handle("get", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => persons.get(caller, path.id)))
+      // the hottest read: sent without the encoder's walk (Http/Json.ts; test/conformance.test.ts)
+      .handle("get", ({ path }) =>
+        Effect.flatMap(CurrentCaller, (caller) => Effect.map(persons.get(caller, path.id), (person) => jsonAs(PersonDetail, person)))
+      )
       .handle("update", ({ path, payload }) =>
         Effect.flatMap(CurrentCaller, (caller) => persons.update(caller, path.id, payload))
       )

@@ -183,7 +183,8 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
       return { personId: publicId }
     })
 
-    const get = Effect.fn("Persons.get")(function*(caller: Caller, id: string) {
+    // untraced: the hottest read pays no span or stack capture (bench/RESULTS.md, issue 18)
+    const get = Effect.fnUntraced(function*(caller: Caller, id: string) {
       const row = yield* find(caller, id)
       const fields = render(yield* customFields.valuesOf([row.id]))
       const links = yield* guests.eventsOfPerson({ personId: row.id, organizationId: caller.organizationId }).pipe(Effect.orDie)
