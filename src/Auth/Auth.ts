@@ -3,6 +3,7 @@
  * (`Authorization: Bearer`), both looked up by hash. Also `POST /login` and `GET /me`.
  */
 import type * as Headers from "@effect/platform/Headers"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as Clock from "effect/Clock"
 import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
@@ -12,11 +13,11 @@ import * as Redacted from "effect/Redacted"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
 import { highest, type Role } from "../Domain/Role.js"
-import { nowIso } from "../Domain/Time.js"
 import type { Session } from "../Domain/Caller.js"
 import { Unauthorized } from "../Domain/Errors.js"
 import { OrganizationsRepo } from "../Organizations/OrganizationsRepo.js"
 import { AuthRepo } from "./AuthRepo.js"
+import { CredentialCache } from "./CredentialCache.js"
 import { LoginThrottle } from "./LoginThrottle.js"
 import { Sessions } from "./Sessions.js"
 import { ACCESS_TOKEN_PREFIX, DUMMY_PASSWORD_HASH, hashToken, verifyPassword } from "./Secrets.js"
@@ -61,40 +62,78 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
     const throttle = yield* LoginThrottle
     const sessions = yield* Sessions
     const ids = yield* Ids
+    const cache = yield* CredentialCache
     const { accessTokenTtl } = yield* AppConfig
 
-    const identify = (headers: Headers.Headers): Effect.Effect<Credential> =>
-      Effect.gen(function*() {
-        const apiKey = headers["x-api-key"]?.trim()
-        if (apiKey !== undefined && apiKey !== "") {
-          const row = yield* repo.apiToken(hashToken(apiKey))
-          if (Option.isNone(row)) return invalid
-          const now = yield* Clock.currentTimeMillis
-          if (row.value.last_used_at === null || Date.parse(row.value.last_used_at) + TOUCH_INTERVAL_MILLIS < now) {
-            yield* repo.touchApiToken(row.value.id, new Date(now).toISOString())
+    /** An API token as remembered: its credential, and when it was last marked used. */
+    interface KnownApiToken {
+      readonly credential: Credential
+      readonly id: number
+      lastUsedAt: number
+    }
+
+    /** `last_used_at` is written when it is more than a minute old. */
+    const used = (token: KnownApiToken, now: number): Effect.Effect<Credential, SqlError> => {
+      if (token.lastUsedAt + TOUCH_INTERVAL_MILLIS >= now) return Effect.succeed(token.credential)
+      token.lastUsedAt = now
+      return Effect.as(repo.touchApiToken(token.id, new Date(now).toISOString()), token.credential)
+    }
+
+    // Both lookups remember what they find (CredentialCache.ts: forgotten on revocation, on a
+    // password change, when another process writes, and at an access token's expiry).
+    const apiKeyCredential = (apiKey: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const hash = hashToken(apiKey)
+        const key = `apiKey:${Buffer.from(hash).toString("base64")}`
+        const known = cache.get<KnownApiToken>(key, now)
+        if (known !== undefined) return used(known, now)
+        const ticket = cache.ticket()
+        return Effect.flatMap(repo.apiToken(hash), (row) => {
+          if (Option.isNone(row)) return Effect.succeed(invalid)
+          const token: KnownApiToken = {
+            credential: {
+              _tag: "ApiToken",
+              tokenId: row.value.public_id,
+              organizationId: row.value.organization_id,
+              organizationSlug: row.value.slug
+            },
+            id: row.value.id,
+            lastUsedAt: row.value.last_used_at === null ? Number.NEGATIVE_INFINITY : Date.parse(row.value.last_used_at)
           }
-          return {
-            _tag: "ApiToken",
-            tokenId: row.value.public_id,
-            organizationId: row.value.organization_id,
-            organizationSlug: row.value.slug
-          } as const
-        }
-        const authorization = headers["authorization"]
-        if (authorization === undefined || authorization.trim() === "") return missing
-        const bearer = BEARER.exec(authorization)
-        if (bearer === null) return invalid
-        const row = yield* repo.accessToken({ hash: hashToken(bearer[1]!), now: yield* nowIso })
-        return Option.match(row, {
-          onNone: () => invalid,
-          onSome: (token): Credential => ({
-            _tag: "AccessToken",
-            tokenId: token.public_id,
-            userId: token.user_id,
-            userPublicId: token.user_public_id
-          })
+          cache.remember(ticket, key, token, Number.POSITIVE_INFINITY)
+          return used(token, now)
         })
-      }).pipe(Effect.orDie)
+      })
+
+    const accessTokenCredential = (accessToken: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const hash = hashToken(accessToken)
+        const key = `accessToken:${Buffer.from(hash).toString("base64")}`
+        const known = cache.get<Credential>(key, now)
+        if (known !== undefined) return Effect.succeed(known)
+        const ticket = cache.ticket()
+        return Effect.map(repo.accessToken({ hash, now: new Date(now).toISOString() }), (row): Credential => {
+          if (Option.isNone(row)) return invalid
+          const credential: Credential = {
+            _tag: "AccessToken",
+            tokenId: row.value.public_id,
+            userId: row.value.user_id,
+            userPublicId: row.value.user_public_id
+          }
+          cache.remember(ticket, key, credential, Date.parse(row.value.expires_at))
+          return credential
+        })
+      })
+
+    const identify = (headers: Headers.Headers): Effect.Effect<Credential> => {
+      const apiKey = headers["x-api-key"]?.trim()
+      if (apiKey !== undefined && apiKey !== "") return Effect.orDie(apiKeyCredential(apiKey))
+      const authorization = headers["authorization"]
+      if (authorization === undefined || authorization.trim() === "") return Effect.succeed(missing)
+      const bearer = BEARER.exec(authorization)
+      if (bearer === null) return Effect.succeed(invalid)
+      return Effect.orDie(accessTokenCredential(bearer[1]!))
+    }
 
     /** Every organization of a user, with their role in it, by slug. */
     const memberships = (userId: number) => organizations.membershipsOfUser(userId).pipe(Effect.orDie)
@@ -177,5 +216,12 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
 
     return { identify, membership, memberships, verify, login, me, endSessions } as const
   }),
-  dependencies: [AuthRepo.Default, OrganizationsRepo.Default, LoginThrottle.Default, Sessions.Default, Ids.Default]
+  dependencies: [
+    AuthRepo.Default,
+    OrganizationsRepo.Default,
+    LoginThrottle.Default,
+    Sessions.Default,
+    Ids.Default,
+    CredentialCache.Default
+  ]
 }) {}

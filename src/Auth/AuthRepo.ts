@@ -16,7 +16,8 @@ const ApiTokenCredential = Schema.Struct({
 const AccessTokenCredential = Schema.Struct({
   public_id: Schema.String,
   user_id: Schema.Number,
-  user_public_id: Schema.String
+  user_public_id: Schema.String,
+  expires_at: Schema.String
 })
 
 export class AuthRepo extends Effect.Service<AuthRepo>()("Convene/AuthRepo", {
@@ -41,7 +42,7 @@ export class AuthRepo extends Effect.Service<AuthRepo>()("Convene/AuthRepo", {
     const accessToken = ({ hash, now }: { readonly hash: Uint8Array; readonly now: string }) =>
       Effect.map(
         direct.first<typeof AccessTokenCredential.Type>(
-          sql`SELECT a.public_id, a.user_id, u.public_id AS user_public_id
+          sql`SELECT a.public_id, a.user_id, u.public_id AS user_public_id, a.expires_at
               FROM access_tokens a JOIN users u ON u.id = a.user_id
               WHERE a.token_hash = ${hash} AND a.expires_at > ${now}`
         ),

@@ -26,6 +26,15 @@ export interface DirectSqlShape {
    * connection reserved for the stream.
    */
   readonly snapshot: <A, E, R>(stream: Stream.Stream<A, E, R>) => Stream.Stream<A, E | SqlError.SqlError, R>
+  /**
+   * A number that moves whenever another process commits to the database, for caches of rows
+   * this process writes itself (and so knows when to forget): SQLite's `PRAGMA data_version`
+   * (the CLI on the same file). `undefined` on PostgreSQL, where other instances write the same
+   * rows: nothing read there may be remembered.
+   */
+  readonly externalVersion: () => number | undefined
+  /** Whether a write transaction holds the connection now (reads beside it see the state before it). */
+  readonly writing: () => boolean
   /** Statements executed so far, by any path, snapshots included (for tests that bound queries). */
   readonly executed: () => number
 }

@@ -100,6 +100,9 @@ export const make = (options: Options) =>
       run: (statement) => Effect.asVoid(rows(statement)),
       insert: (statement) => Effect.map(rows<{ readonly id: number }>(statement), (found) => found[0]!.id),
       snapshot,
+      // other instances write the same rows: nothing read may be remembered
+      externalVersion: () => undefined,
+      writing: () => false,
       executed: () => executed
     }
     return { client, directSql }

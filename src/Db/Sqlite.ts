@@ -19,6 +19,8 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import Database from "better-sqlite3"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -35,6 +37,9 @@ import { DirectSql, type DirectSqlShape } from "./DirectSql.js"
  */
 
 const STATEMENT_CACHE = 1_000
+
+/** The statements `@effect/sql` runs unprepared around every transaction (savepoints vary, and are not kept). */
+const TRANSACTION_CONTROL = new Set(["BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"])
 
 /**
  * Snapshots open at once; more wait for one to end (their answers start late, none fails). Each
@@ -215,8 +220,8 @@ export const make = (options: Options) =>
       executeUnprepared: (sql, params, transformRows) =>
         Effect.try({
           try: () => {
-            executed++
-            const statement = db.prepare(sql)
+            // BEGIN and COMMIT of every transaction are prepared once; anything else as it comes
+            const statement = TRANSACTION_CONTROL.has(sql) ? prepare(sql) : (executed++, db.prepare(sql))
             const rows = statement.reader ? (statement.all(...params) as ReadonlyArray<any>) : (statement.run(...params), [])
             return transformRows === undefined ? rows : transformRows(rows)
           },
@@ -230,6 +235,7 @@ export const make = (options: Options) =>
     // and cleared when the transaction's scope closes, after the last statement.
     const semaphore = yield* Effect.makeSemaphore(1)
     let transactionOpen = false
+    let dataVersion: Database.Statement | undefined
     const acquirer = semaphore.withPermits(1)(Effect.succeed(connection))
     const transactionAcquirer = Effect.uninterruptibleMask((restore) =>
       Effect.as(
@@ -303,7 +309,56 @@ export const make = (options: Options) =>
       spanAttributes: [["db.system.name", "sqlite"]]
     })
 
+    /**
+     * A write transaction in a few steps instead of `@effect/sql`'s general path (a span, a scope
+     * and an acquired connection around every transaction: bench/RESULTS.md, issue 18), with the
+     * same rules: the connection's permit is awaited (interruptibly), BEGIN IMMEDIATE, the effect
+     * with the connection as its `TransactionConnection`, then COMMIT on success and ROLLBACK
+     * otherwise, and the permit given back whatever happens. A transaction inside another one is
+     * `@effect/sql`'s savepoint, as before.
+     */
+    const nested = client.withTransaction
+    const control = (text: string) => {
+      try {
+        prepare(text).run()
+        return undefined
+      } catch (cause) {
+        return failed(cause)
+      }
+    }
+    const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.withFiberRuntime<A, E | SqlError.SqlError, R>((fiber) => {
+          const context = fiber.currentContext
+          if (Context.getOption(context, SqlClient.TransactionConnection)._tag === "Some") return nested(restore(effect))
+          const end = (exit: Exit.Exit<A, E | SqlError.SqlError>) => {
+            // a COMMIT that fails leaves the transaction open: it is rolled back, and the failure is a defect
+            const failure = control(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK")
+            if (db.inTransaction) control("ROLLBACK")
+            transactionOpen = false
+            return Effect.zipRight(semaphore.release(1), failure === undefined ? exit : Effect.die(failure))
+          }
+          return Effect.flatMap(restore(semaphore.take(1)), () => {
+            transactionOpen = true
+            const failure = control("BEGIN IMMEDIATE")
+            if (failure !== undefined) {
+              transactionOpen = false
+              return Effect.zipRight(semaphore.release(1), Effect.fail(failure))
+            }
+            return Effect.flatMap(
+              Effect.exit(Effect.locally(
+                restore(effect),
+                FiberRef.currentContext,
+                Context.add(context, SqlClient.TransactionConnection, [connection, 0] as const)
+              )),
+              end
+            )
+          })
+        })
+      )
+
     const sqlite: SqliteClient.SqliteClient = Object.assign(client, {
+      withTransaction,
       [SqliteClient.TypeId]: SqliteClient.TypeId,
       config: { filename: options.filename },
       export: Effect.try({ try: () => db.serialize() as Uint8Array, catch: failed }),
@@ -320,6 +375,8 @@ export const make = (options: Options) =>
       run: (statement) => direct(statement, (prepared, params) => void prepared.run(...params), "write"),
       insert: (statement) => direct(statement, (prepared, params) => (prepared.get(...params) as { readonly id: number }).id, "write"),
       snapshot,
+      externalVersion: () => (dataVersion ??= db.prepare("PRAGMA data_version").pluck()).get() as number,
+      writing: () => transactionOpen,
       executed: () => executed
     }
     return { sqlite, directSql }

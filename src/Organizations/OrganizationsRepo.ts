@@ -3,6 +3,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { CredentialCache } from "../Auth/CredentialCache.js"
 import { Role } from "../Domain/Role.js"
 
 export const OrganizationRow = Schema.Struct({ id: Schema.Number, slug: Schema.String, name: Schema.String })
@@ -40,6 +41,8 @@ export const ApiTokenRow = Schema.Struct({
 export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Convene/OrganizationsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // the writes that can end a credential make the remembered ones be looked up again
+    const credentials = yield* CredentialCache
 
     const organizationBySlug = SqlSchema.findOne({
       Request: Schema.String,
@@ -85,7 +88,10 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Conv
      * written by `Auth` at login; this is the one other write, and it only removes.)
      */
     const endAccessTokens = (userId: number) =>
-      sql`DELETE FROM access_tokens WHERE user_id = ${userId} RETURNING id`.pipe(Effect.map((rows) => rows.length))
+      sql`DELETE FROM access_tokens WHERE user_id = ${userId} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length),
+        Effect.tap(credentials.forget)
+      )
 
     const membershipsOfUser = SqlSchema.findAll({
       Request: Schema.Number,
@@ -139,7 +145,8 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Conv
     const revokeApiToken = (row: { organizationId: number; publicId: string; revokedAt: string }) =>
       sql`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ${row.revokedAt})
           WHERE organization_id = ${row.organizationId} AND public_id = ${row.publicId} RETURNING id`.pipe(
-        Effect.map((rows) => rows.length > 0)
+        Effect.map((rows) => rows.length > 0),
+        Effect.tap(credentials.forget)
       )
 
     return {
@@ -159,5 +166,6 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Conv
       apiTokens,
       revokeApiToken
     } as const
-  })
+  }),
+  dependencies: [CredentialCache.Default]
 }) {}
