@@ -46,32 +46,42 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
 
-    /** Draws from the caller's buckets; every limited response carries the headers. */
-    const limit = (callerKey: string) =>
-      Effect.gen(function*() {
-        const route = yield* Effect.serviceOption(HttpRouter.RouteContext)
-        const routeKey = Option.map(route, (r) => `${r.route.method} ${r.route.path}`)
-        const bulk = Option.isSome(routeKey) && bulkRoutes.has(routeKey.value)
-        const decision = yield* limiter.take(callerKey, bulk ? [limiter.general, limiter.bulk] : [limiter.general])
-        const headers = rateLimitHeaders(decision)
-        yield* HttpApp.appendPreResponseHandler((_, response) =>
-          Effect.succeed(HttpServerResponse.setHeaders(response, headers))
-        )
-        const meta = yield* Effect.serviceOption(RequestMeta)
-        if (Option.isSome(meta)) {
+    const generalOnly = [limiter.general]
+    const generalAndBulk = [limiter.general, limiter.bulk]
+
+    /**
+     * Draws from the caller's buckets; every limited response carries the headers. The route and
+     * the request's log facts are read from the fiber's context in one step (this runs on every
+     * request).
+     */
+    const limit = (callerKey: string): Effect.Effect<void, RateLimited> =>
+      Effect.withFiberRuntime((fiber) => {
+        const context = fiber.currentContext
+        const route = Context.getOption(context, HttpRouter.RouteContext)
+        const routeKey = route._tag === "Some" ? `${route.value.route.method} ${route.value.route.path}` : undefined
+        const meta = Context.getOption(context, RequestMeta)
+        if (meta._tag === "Some") {
           meta.value.callerId = callerKey
-          if (Option.isSome(routeKey)) meta.value.route = routeKey.value
+          if (routeKey !== undefined) meta.value.route = routeKey
         }
-        if (!decision.allowed) return yield* RateLimited.after(decision.retryAfter)
+        const drawFrom = routeKey !== undefined && bulkRoutes.has(routeKey) ? generalAndBulk : generalOnly
+        return Effect.flatMap(limiter.take(callerKey, drawFrom), (decision) => {
+          const headers = rateLimitHeaders(decision)
+          const withHeaders = HttpApp.appendPreResponseHandler((_, response) =>
+            Effect.succeed(HttpServerResponse.setHeaders(response, headers))
+          )
+          return decision.allowed ? withHeaders : Effect.zipRight(withHeaders, RateLimited.after(decision.retryAfter))
+        })
       })
 
-    const authenticate = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const credential = yield* auth.identify(request.headers)
-      const callerKey = credentialKey(credential) ?? `ip:${(yield* currentClient(config, request)).ip}`
-      yield* limit(callerKey)
-      return { request, credential, callerKey }
-    })
+    const authenticate = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      Effect.flatMap(auth.identify(request.headers), (credential) => {
+        const key = credentialKey(credential)
+        const callerKey = key === undefined
+          ? Effect.map(currentClient(config, request), (client) => `ip:${client.ip}`)
+          : Effect.succeed(key)
+        return Effect.flatMap(callerKey, (callerKey) => Effect.as(limit(callerKey), { request, credential, callerKey }))
+      }))
 
     const toCaller = (
       request: HttpServerRequest.HttpServerRequest,
@@ -116,14 +126,11 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
     const caller = (
       required: Role
     ): Effect.Effect<Caller, Unauthorized | InvalidRequest | Forbidden | RateLimited, HttpServerRequest.HttpServerRequest> =>
-      Effect.gen(function*() {
-        const { callerKey, credential, request } = yield* authenticate
-        const caller = yield* toCaller(request, credential, callerKey)
-        if (!atLeast(caller.role, required)) {
-          return yield* new Forbidden({ message: `This needs the ${required} role or above; the caller is ${caller.role}` })
-        }
-        return caller
-      })
+      Effect.flatMap(authenticate, ({ callerKey, credential, request }) =>
+        Effect.flatMap(toCaller(request, credential, callerKey), (caller) =>
+          atLeast(caller.role, required)
+            ? Effect.succeed(caller)
+            : Effect.fail(new Forbidden({ message: `This needs the ${required} role or above; the caller is ${caller.role}` }))))
 
     const session: Effect.Effect<Session, Unauthorized | RateLimited, HttpServerRequest.HttpServerRequest> = Effect.gen(function*() {
       const { callerKey, credential } = yield* authenticate

@@ -24,19 +24,16 @@ export class GuestNotifications extends Effect.Service<GuestNotifications>()("Co
     }
 
     /** One `EventPerson` notification per guest whose rsvpStatus or attendanceStatus really changed. */
-    const statusesChanged = (organizationId: number, change: GuestListChange) => {
-      const snapshots = snapshotsOf(change)
-      return outbox.enqueue(
-        organizationId,
-        "EventPerson",
-        change.statusChanges.flatMap((s) => {
+    const statusesChanged = (organizationId: number, change: GuestListChange) =>
+      change.statusChanges.length === 0 ? Effect.void : outbox.enqueue(organizationId, "EventPerson", () => {
+        const snapshots = snapshotsOf(change)
+        return change.statusChanges.flatMap((s) => {
           const snapshot = snapshots.get(s.guestId)
           return snapshot === undefined
             ? []
             : [eventPersonBody(webhooks.payloadVariant, change.event, snapshot, s.previousStatus, change.at)]
         })
-      )
-    }
+      })
 
     /**
      * A guest-list write: one `GuestList` notification with the affected guests, and the
@@ -45,15 +42,18 @@ export class GuestNotifications extends Effect.Service<GuestNotifications>()("Co
     const guestListChanged = (organizationId: number, change: GuestListChange) =>
       Effect.gen(function*() {
         if (change.affected.length === 0) return
-        const snapshots = snapshotsOf(change)
-        const affected = change.affected.map((gid) => snapshots.get(gid) ?? null)
-        yield* outbox.enqueue(organizationId, "GuestList", [
-          guestListBody(webhooks.payloadVariant, change.event, affected, {
-            added: change.added,
-            removed: change.removed,
-            updated: change.updated
-          }, change.at)
-        ])
+        // the bodies are built only if someone is subscribed to them
+        yield* outbox.enqueue(organizationId, "GuestList", () => {
+          const snapshots = snapshotsOf(change)
+          const affected = change.affected.map((gid) => snapshots.get(gid) ?? null)
+          return [
+            guestListBody(webhooks.payloadVariant, change.event, affected, {
+              added: change.added,
+              removed: change.removed,
+              updated: change.updated
+            }, change.at)
+          ]
+        })
         yield* statusesChanged(organizationId, change)
       })
 

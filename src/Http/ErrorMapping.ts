@@ -135,10 +135,10 @@ export const ErrorMappingLive = HttpApiBuilder.middleware(Api, Effect.map(Readin
     const maxBytes = upload ? MAX_UPLOAD_BYTES : csv ? MAX_CSV_BYTES : MAX_BODY_BYTES
     const declared = Number(request.headers["content-length"] ?? 0)
     if (!upload && declared > maxBytes) return yield* (csv ? tooLarge(maxBytes) : bodyTooLarge)
-    if (request.method !== "GET" && request.method !== "HEAD") {
-      const refused = yield* Effect.flip(readiness.writable).pipe(Effect.option)
-      if (Option.isSome(refused)) return unavailable(refused.value)
-    }
+    // reads take no body (HttpApi decodes a GET's parameters from its URL): nothing to wrap
+    if (request.method === "GET" || request.method === "HEAD") return yield* app
+    const refused = yield* Effect.flip(readiness.writable).pipe(Effect.option)
+    if (Option.isSome(refused)) return unavailable(refused.value)
     const body = upload ? request : csv ? csvBodies(request, maxBytes) : jsonBodies(request, maxBytes)
     return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, body).pipe(
       HttpIncomingMessage.withMaxBodySize(Option.some(maxBytes))

@@ -100,13 +100,19 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
     /**
      * Stores one message per body for every current registration of `type` (inside the caller's
      * transaction): in batches of `ENQUEUE_BATCH` bodies, each written by a few set-based
-     * statements, with a turn of the event loop between batches.
+     * statements, with a turn of the event loop between batches. The bodies may be given as a
+     * function, called only when someone is subscribed: a write nobody listens to builds nothing.
      */
-    const enqueue = (organizationId: number, type: WebhookType, bodies: ReadonlyArray<unknown>) =>
+    const enqueue = (
+      organizationId: number,
+      type: WebhookType,
+      bodiesOf: ReadonlyArray<unknown> | (() => ReadonlyArray<unknown>)
+    ) =>
       Effect.gen(function*() {
-        if (bodies.length === 0) return
+        if (Array.isArray(bodiesOf) && bodiesOf.length === 0) return
         const subscribers = yield* repo.subscribers(organizationId, type)
         if (subscribers.length === 0) return
+        const bodies = typeof bodiesOf === "function" ? bodiesOf() : bodiesOf
         const now = yield* Clock.currentTimeMillis
         let next = 0
         while (next < bodies.length) {
