@@ -1,9 +1,9 @@
-// `npm run bench`: Convene beside the bare floor server (../shared/bench-floor), on the same data
+// `npm run bench` (`npm run bench:quick`: 20,000 persons, shorter runs, one round; CI prints it):
+// Convene beside the bare floor server (../shared/bench-floor), on the same data
 // and the same requests, one server under load at a time, alternating. Prints a table per server,
 // the Convene/floor ratios of server CPU per request, and the webhook, start-up and memory figures.
 import autocannon from "autocannon"
-import { execFileSync } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -12,7 +12,6 @@ import { seed, seedPayments } from "./seed.mjs"
 import { measureWebhooks } from "./webhooks.mjs"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
-const floorDir = resolve(root, "../shared/bench-floor")
 const quick = process.argv.includes("--quick")
 const PERSONS = quick ? 20_000 : 100_000
 const DURATION = quick ? 3 : 6
@@ -20,15 +19,21 @@ const WARMUP = quick ? 1 : 2
 const ROUNDS = quick ? 1 : 2
 const log = (...args) => console.error(...args)
 
-if (!existsSync(join(floorDir, "node_modules/better-sqlite3"))) {
-  log("installing the floor's dependencies (better-sqlite3 compiles from source)...")
-  execFileSync("npm", ["install", "--prefix", floorDir, "--no-audit", "--no-fund"], {
-    stdio: "inherit",
-    env: { ...process.env, npm_config_nodedir: process.env.npm_config_nodedir ?? "/usr" }
-  })
+// The floor lives beside this checkout (../shared/bench-floor, read-only), or where BENCH_FLOOR says.
+// It runs from a copy whose better-sqlite3 is Convene's own (the same pinned 12.11.1), so nothing
+// is installed or compiled for it.
+const floorSource = resolve(process.env.BENCH_FLOOR ?? resolve(root, "../shared/bench-floor"))
+if (!existsSync(join(floorSource, "server.mjs"))) {
+  log(`The floor server is not at ${floorSource} (set BENCH_FLOOR to its folder): nothing to compare with.`)
+  process.exit(quick ? 0 : 1)
 }
 
 const dir = mkdtempSync(join(tmpdir(), "convene-bench-"))
+const floorDir = join(dir, "floor")
+mkdirSync(floorDir)
+copyFileSync(join(floorSource, "server.mjs"), join(floorDir, "server.mjs"))
+copyFileSync(join(floorSource, "package.json"), join(floorDir, "package.json"))
+symlinkSync(join(root, "node_modules"), join(floorDir, "node_modules"))
 const common = { BOOTSTRAP_ORG_SLUG: "bench", BOOTSTRAP_ORG_NAME: "Bench", BOOTSTRAP_API_TOKEN: TOKEN }
 // as `npm start` and the Dockerfile run it
 const convene = {
