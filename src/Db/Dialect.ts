@@ -9,7 +9,7 @@
  * | equality where NULL equals NULL | `a IS b` | `a IS NOT DISTINCT FROM b` |
  * | rows as a JSON array of objects | `json_group_array(json_object(…))` | `json_agg(json_build_object(…))::text` |
  * | case-insensitive order | `x COLLATE NOCASE` | `lower(x) COLLATE "C"` |
- * | a substring of a person's name | FTS5 trigram table `persons_search` (3+ characters), else `LIKE` | `LIKE` on `name_key`, served by the `pg_trgm` GIN index (3+ characters) |
+ * | a substring of a person's name | FTS5 trigram table `persons_search` (3+ characters), else `LIKE` | `LIKE` on `name_key`, served by the `pg_trgm` GIN index when the term holds a trigram (3+ characters), else under `COLLATE "C"`, kept off that index |
  *
  * Everything else the repositories write is common SQL: `INSERT … ON CONFLICT`, `RETURNING`,
  * `LIMIT … OFFSET`, `->>` on JSON text columns, ISO-8601 text dates compared as text, 0/1 integers
@@ -45,6 +45,16 @@ export interface Dialect {
   readonly nameContains: (term: string) => Statement.Fragment
 }
 
+/**
+ * Whether pg_trgm takes a trigram from the pattern `%term%`: it splits the term into words
+ * (letters and digits) and pads each with two spaces before and one after, except where the
+ * pattern's `%` touches it. (A term of one or two characters never has one.)
+ */
+const hasTrigram = (term: string) =>
+  Array.from(term.matchAll(/[\p{L}\p{N}]+/gu)).some((word) =>
+    [...word[0]].length + (word.index === 0 ? 0 : 2) + (word.index + word[0].length === term.length ? 0 : 1) >= TRIGRAM
+  )
+
 const typeOf = (type: FieldType) => type === "integer" ? "bigint" : type === "real" ? "double precision" : "text"
 
 const sqlite = (sql: SqlClient.SqlClient): Dialect => ({
@@ -75,8 +85,16 @@ const pg = (sql: SqlClient.SqlClient): Dialect => ({
   jsonObjects: (pairs, orderBy) => `COALESCE(json_agg(json_build_object(${pairs}) ORDER BY ${orderBy}), '[]'::json)::text`,
   // byte order of the lower-cased text, as SQLite's NOCASE, whatever the database's collation
   nocase: (column) => sql.literal(`lower(${column}) COLLATE "C"`),
-  // the trigram index serves LIKE for 3 characters or more; shorter terms scan, as on SQLite
-  nameContains: (term) => sql`p.name_key LIKE ${likeContains(term)} ESCAPE '\\'`
+  // The trigram index serves LIKE when the term holds a trigram (`hasTrigram`). Otherwise the
+  // index would hand every row over to be rechecked, slower than a scan, and the planner cannot
+  // tell: the term's LIKE is then under another collation than the index's, which keeps the index
+  // out. LIKE matches the same under any deterministic collation, and the planner still estimates
+  // it from name_key's statistics: a common term walks the persons in id order and stops at the
+  // page, a rare one scans them once.
+  nameContains: (term) =>
+    hasTrigram(term.toLowerCase())
+      ? sql`p.name_key LIKE ${likeContains(term)} ESCAPE '\\'`
+      : sql`p.name_key COLLATE "C" LIKE ${likeContains(term)} ESCAPE '\\'`
 })
 
 /** The dialect of the client's engine. */
