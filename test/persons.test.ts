@@ -153,6 +153,16 @@ layer(testServer(), { excludeTestServices: true })("persons", (it) => {
         const paged = yield* server.request("GET", "/person/search?query=curie&limit=1&skip=1", { token: org.token })
         expect(paged.body).toMatchObject({ total: 2, limit: 1, skip: 1 })
         expect(ids(paged)).toEqual([b])
+        // the total is the same whether the page is full, short, or past the end
+        const page = (params: string) => server.request("GET", `/person/search?query=curie&${params}`, { token: org.token })
+        expect((yield* page("limit=1&skip=0")).body).toMatchObject({ total: 2, skip: 0 })
+        expect((yield* page("limit=5&skip=1")).body).toMatchObject({ total: 2, skip: 1 })
+        const past = (yield* page("limit=5&skip=7")).body
+        expect(past).toMatchObject({ total: 2, skip: 7 })
+        expect(past.persons).toEqual([])
+        expect((yield* page("limit=2&skip=2")).body).toMatchObject({ total: 2, persons: [] })
+        expect((yield* server.request("GET", "/person/search?email=nobody%40x.example&skip=3", { token: org.token })).body)
+          .toMatchObject({ total: 0, persons: [] })
       }))
 
     it.effect("keeps the name index in step with creates, renames and archives", () =>

@@ -97,6 +97,20 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
       return { persons: yield* page(rows) }
     })
 
+    /**
+     * The total of a page's query. A short page that is not past the end already tells it (`skip`
+     * plus its rows), so the count, which reads every match, runs only when the page is full or
+     * empty past the end (a rare name: one scan instead of two).
+     */
+    const totalOf = <E>(
+      rows: ReadonlyArray<unknown>,
+      request: { readonly limit: number; readonly skip: number },
+      count: Effect.Effect<{ readonly total: number }, E>
+    ) =>
+      rows.length < request.limit && (rows.length > 0 || request.skip === 0)
+        ? Effect.succeed(request.skip + rows.length)
+        : Effect.map(Effect.orDie(count), (c) => c.total)
+
     const search = Effect.fn("Persons.search")(function*(caller: Caller, params: SearchParams) {
       if ((params.query === undefined) === (params.email === undefined)) {
         return yield* new InvalidRequest({
@@ -114,12 +128,9 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
         skip: params.skip ?? 0,
         term
       }
-      const [rows, count] = yield* Effect.all(
-        byName
-          ? [repo.searchByName(request), repo.countByName(request)]
-          : [repo.searchByEmail(request), repo.countByEmail(request)]
-      ).pipe(Effect.orDie)
-      return { persons: yield* page(rows), total: count.total, limit: request.limit, skip: request.skip }
+      const rows = yield* (byName ? repo.searchByName(request) : repo.searchByEmail(request)).pipe(Effect.orDie)
+      const total = yield* totalOf(rows, request, byName ? repo.countByName(request) : repo.countByEmail(request))
+      return { persons: yield* page(rows), total, limit: request.limit, skip: request.skip }
     })
 
     /**
@@ -139,8 +150,9 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
         limit: params.limit,
         skip: params.skip
       }
-      const [rows, count] = yield* Effect.all([repo.browse(request), repo.countBrowse(request)]).pipe(Effect.orDie)
-      return { persons: yield* page(rows), total: count.total, limit: params.limit, skip: params.skip, by: request.term?.by }
+      const rows = yield* repo.browse(request).pipe(Effect.orDie)
+      const total = yield* totalOf(rows, request, repo.countBrowse(request))
+      return { persons: yield* page(rows), total, limit: params.limit, skip: params.skip, by: request.term?.by }
     })
 
     /** The SMS consent of one of the organization's phone numbers, as guests show it (none by default). */
