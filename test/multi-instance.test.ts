@@ -245,13 +245,17 @@ describe.runIf(onPostgres && redisAvailable)("three instances on one PostgreSQL 
       const deadline = Date.now() + 15_000
       while (lost().length === 0 && Date.now() < deadline) yield* Effect.sleep("200 millis")
       expect(lost()).toHaveLength(1)
+      // it tells its orchestrator to restart it; the other stays ready
+      const readyz = (url: string) => Effect.promise(() => fetch(`${url}/readyz`).then((r) => r.status))
+      expect(yield* readyz(lost()[0]!.url)).toBe(503)
+      expect(yield* readyz(instances.find((i) => !lost().includes(i))!.url)).toBe(200)
 
       // writes through both instances: every notification arrives, none twice at once
       for (let i = 0; i < 20; i++) {
         const reply = yield* call(instances[i % 2]!.url, "POST", `/event/${eventId}/guestlist`, API_TOKEN, {
           guests: [{ firstName: `Slot${i}`, lastName: "Test", email: `slot-${i}@example.com` }]
         })
-        expect(reply?.status).toBe(200)
+        expect(reply?.status, JSON.stringify(reply?.body)).toBe(200)
       }
       const pending = () =>
         Effect.promise(() => queryDatabase<{ n: number }>(database, "SELECT count(*) AS n FROM outbox_deliveries WHERE status <> 'delivered'"))

@@ -65,6 +65,9 @@ export class Readiness extends Effect.Service<Readiness>()("Convene/Readiness", 
       Effect.forkScoped
     )
 
+    /** A part of this instance that stopped for good while the database goes on (another instance can serve). */
+    const stopped = yield* Ref.make<string | undefined>(undefined)
+
     const check = Effect.gen(function*() {
       if (yield* Ref.get(draining)) {
         return yield* new Unavailable({ message: "Shutting down" })
@@ -74,6 +77,8 @@ export class Readiness extends Effect.Service<Readiness>()("Convene/Readiness", 
         yield* notice(problem)
         return yield* new Unavailable({ message: problem })
       }
+      const stoppedPart = yield* Ref.get(stopped)
+      if (stoppedPart !== undefined) return yield* new Unavailable({ message: stoppedPart })
       yield* sql`SELECT 1 FROM effect_sql_migrations LIMIT 1`.pipe(
         Effect.mapError(() => new Unavailable({ message: "Database unreachable" }))
       )
@@ -84,6 +89,13 @@ export class Readiness extends Effect.Service<Readiness>()("Convene/Readiness", 
     const writable: Effect.Effect<void, Unavailable> = Effect.flatMap(Ref.get(lost), (problem) =>
       problem === undefined ? Effect.void : Effect.fail(new Unavailable({ message: `${problem}; the change was not made` })))
 
-    return { check, writable, drain: Ref.set(draining, true) } as const
+    /**
+     * `/readyz` answers 503 from now on, so that an orchestrator restarts this instance; requests
+     * are still served and writes still made (the outbox's lease slot lost on PostgreSQL: the
+     * other instances deliver).
+     */
+    const unready = (problem: string) => Ref.set(stopped, problem)
+
+    return { check, writable, unready, drain: Ref.set(draining, true) } as const
   })
 }) {}

@@ -47,6 +47,7 @@ import { webhookChannel } from "../Webhooks/WebhookChannel.js"
 import { WebhooksRepo } from "../Webhooks/WebhooksRepo.js"
 import { EmailsRepo } from "../Email/EmailsRepo.js"
 import { perDestination } from "./Fairness.js"
+import { Readiness } from "../Ops/Readiness.js"
 import { type DeliveryChannel, type DueDelivery, LEASE_SLOTS, OutboxRepo } from "./OutboxRepo.js"
 import { OutboxWakeups } from "./Wakeups.js"
 
@@ -87,6 +88,7 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
     const { shutdownGracePeriod, webhooks } = yield* AppConfig
     const repo = yield* OutboxRepo
     const wakeups = yield* OutboxWakeups
+    const readiness = yield* Readiness
     const byName = new Map(channels.map((c) => [c.name, c]))
     const slots = webhooks.concurrency
     const share = perDestination(slots)
@@ -164,6 +166,7 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
           yield* Effect.logError(
             "Outbox: this instance lost its lease slot (its database session ended); it claims no more deliveries and the other instances take them over. Restart it."
           )
+          yield* readiness.unready("The outbox lost its lease slot (its database session ended); restart this instance")
         }
       }
       if (slotLost) return IDLE_POLL
