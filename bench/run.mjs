@@ -3,6 +3,7 @@
 // and the same requests, one server under load at a time, alternating. Prints a table per server,
 // the Convene/floor ratios of server CPU per request, and the webhook, start-up and memory figures.
 import autocannon from "autocannon"
+import { execFileSync } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
@@ -19,12 +20,24 @@ const WARMUP = quick ? 1 : 2
 const ROUNDS = quick ? 1 : 2
 const log = (...args) => console.error(...args)
 
-// The floor lives beside this checkout (../shared/bench-floor, read-only), or where BENCH_FLOOR says.
-// It runs from a copy whose better-sqlite3 is Convene's own (the same pinned 12.11.1), so nothing
-// is installed or compiled for it.
-const floorSource = resolve(process.env.BENCH_FLOOR ?? resolve(root, "../shared/bench-floor"))
-if (!existsSync(join(floorSource, "server.mjs"))) {
-  log(`The floor server is not at ${floorSource} (set BENCH_FLOOR to its folder): nothing to compare with.`)
+// The floor lives beside this checkout (../shared/bench-floor, read-only), beside the repository
+// this one was cloned from (CI's clean clone), or where BENCH_FLOOR says. It runs from a copy whose
+// better-sqlite3 is Convene's own (the same pinned 12.11.1), so nothing is installed or compiled.
+const origin = (() => {
+  try {
+    return execFileSync("git", ["-C", root, "config", "--get", "remote.origin.url"], { encoding: "utf8" }).trim()
+  } catch {
+    return ""
+  }
+})()
+const floorCandidates = [
+  process.env.BENCH_FLOOR,
+  resolve(root, "../shared/bench-floor"),
+  origin.startsWith("/") ? resolve(origin, "../shared/bench-floor") : undefined
+].filter((candidate) => candidate !== undefined)
+const floorSource = floorCandidates.find((candidate) => existsSync(join(candidate, "server.mjs")))
+if (floorSource === undefined) {
+  log(`The floor server is in none of ${floorCandidates.join(", ")} (set BENCH_FLOOR to its folder): nothing to compare with.`)
   process.exit(quick ? 0 : 1)
 }
 
