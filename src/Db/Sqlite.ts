@@ -38,9 +38,6 @@ import { DirectSql, type DirectSqlShape } from "./DirectSql.js"
 
 const STATEMENT_CACHE = 1_000
 
-/** The statements `@effect/sql` runs unprepared around every transaction (savepoints vary, and are not kept). */
-const TRANSACTION_CONTROL = new Set(["BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"])
-
 /**
  * Snapshots open at once; more wait for one to end (their answers start late, none fails). Each
  * costs a connection with its own page cache (`SNAPSHOT_CACHE_KIB`) and its answer's batch in
@@ -220,8 +217,8 @@ export const make = (options: Options) =>
       executeUnprepared: (sql, params, transformRows) =>
         Effect.try({
           try: () => {
-            // BEGIN and COMMIT of every transaction are prepared once; anything else as it comes
-            const statement = TRANSACTION_CONTROL.has(sql) ? prepare(sql) : (executed++, db.prepare(sql))
+            executed++
+            const statement = db.prepare(sql)
             const rows = statement.reader ? (statement.all(...params) as ReadonlyArray<any>) : (statement.run(...params), [])
             return transformRows === undefined ? rows : transformRows(rows)
           },
