@@ -9,7 +9,7 @@ import autocannon from "autocannon"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { client, cpuMs, freePort, startPostgres, startServer, TOKEN } from "./lib.mjs"
+import { benchEnv, client, cpuMs, freePort, startPostgres, startServer, TOKEN } from "./lib.mjs"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = 48
@@ -18,12 +18,8 @@ const dir = mkdtempSync(join(tmpdir(), "convene-instances-bench-"))
 const env = (url) => ({
   DATABASE_URL: url,
   DATABASE_PATH: join(dir, "unused.db"),
-  BOOTSTRAP_ORG_SLUG: "bench",
-  BOOTSTRAP_ORG_NAME: "Bench",
-  BOOTSTRAP_API_TOKEN: TOKEN,
+  ...benchEnv,
   PUBLIC_BASE_URL: "http://127.0.0.1",
-  RATE_LIMIT_BURST: "1000000",
-  RATE_LIMIT_PER_SECOND: "1000000",
   LOG_LEVEL: "Warn"
 })
 

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import Database from "better-sqlite3"
 import pg from "pg"
-import { freePort, percentile, startPostgres, startServer, TOKEN } from "./lib.mjs"
+import { benchEnv, freePort, percentile, startPostgres, startServer, TOKEN } from "./lib.mjs"
 
 const PERSONS = Number(process.env.BENCH_PERSONS ?? 100_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40)
@@ -58,12 +58,8 @@ const seedPostgres = async (url) => {
 }
 
 const env = (extra) => ({
-  BOOTSTRAP_ORG_SLUG: "bench",
-  BOOTSTRAP_ORG_NAME: "Bench",
-  BOOTSTRAP_API_TOKEN: TOKEN,
+  ...benchEnv,
   PUBLIC_BASE_URL: "http://127.0.0.1",
-  RATE_LIMIT_BURST: "1000000",
-  RATE_LIMIT_PER_SECOND: "1000000",
   LOG_LEVEL: "Warn",
   ...extra
 })
