@@ -79,6 +79,20 @@ describe("credential cache", () => {
       expect(cache.get("a", 0)).toBeUndefined()
     }))
 
+  it("looks up through the cache: a find is remembered until its expiry, a miss is looked up again", () =>
+    withCache((cache) => {
+      let lookups = 0
+      const find = (value: string | undefined) =>
+        cache.through("a", 0, Effect.sync(() => (lookups++, value === undefined ? undefined : { value, expiresAt: 10 })))
+      expect(Effect.runSync(find(undefined))).toBeUndefined()
+      expect(Effect.runSync(find(undefined))).toBeUndefined()
+      expect(lookups).toBe(2)
+      expect(Effect.runSync(find("alice"))).toBe("alice")
+      expect(Effect.runSync(find("bob"))).toBe("alice")
+      expect(lookups).toBe(3)
+      expect(cache.get("a", 10)).toBeUndefined()
+    }))
+
   it("is bounded: the oldest entries go first", () =>
     withCache((cache) => {
       for (let i = 0; i < 10_005; i++) cache.remember(cache.ticket(), `k${i}`, i, Infinity)

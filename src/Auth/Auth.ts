@@ -17,7 +17,7 @@ import type { Session } from "../Domain/Caller.js"
 import { Unauthorized } from "../Domain/Errors.js"
 import { OrganizationsRepo } from "../Organizations/OrganizationsRepo.js"
 import { AuthRepo } from "./AuthRepo.js"
-import { CredentialCache } from "./CredentialCache.js"
+import { CredentialCache, type Remembered } from "./CredentialCache.js"
 import { LoginThrottle } from "./LoginThrottle.js"
 import { Sessions } from "./Sessions.js"
 import { ACCESS_TOKEN_PREFIX, DUMMY_PASSWORD_HASH, hashToken, verifyPassword } from "./Secrets.js"
@@ -81,48 +81,44 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
 
     // Both lookups remember what they find (CredentialCache.ts: forgotten on revocation, on a
     // password change, when another process writes, and at an access token's expiry).
+    /** The cache's key of a presented token: its kind and hash (the token itself is never kept). */
+    const keyOf = (kind: string, hash: Uint8Array) => `${kind}:${Buffer.from(hash).toString("base64")}`
+
     const apiKeyCredential = (apiKey: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const hash = hashToken(apiKey)
-        const key = `apiKey:${Buffer.from(hash).toString("base64")}`
-        const known = cache.get<KnownApiToken>(key, now)
-        if (known !== undefined) return used(known, now)
-        const ticket = cache.ticket()
-        return Effect.flatMap(repo.apiToken(hash), (row) => {
-          if (Option.isNone(row)) return Effect.succeed(invalid)
-          const token: KnownApiToken = {
-            credential: {
-              _tag: "ApiToken",
-              tokenId: row.value.public_id,
-              organizationId: row.value.organization_id,
-              organizationSlug: row.value.slug
+        const lookup = Effect.map(repo.apiToken(hash), (row): Remembered<KnownApiToken> | undefined =>
+          Option.isNone(row) ? undefined : {
+            value: {
+              credential: {
+                _tag: "ApiToken",
+                tokenId: row.value.public_id,
+                organizationId: row.value.organization_id,
+                organizationSlug: row.value.slug
+              },
+              id: row.value.id,
+              lastUsedAt: row.value.last_used_at === null ? Number.NEGATIVE_INFINITY : Date.parse(row.value.last_used_at)
             },
-            id: row.value.id,
-            lastUsedAt: row.value.last_used_at === null ? Number.NEGATIVE_INFINITY : Date.parse(row.value.last_used_at)
-          }
-          cache.remember(ticket, key, token, Number.POSITIVE_INFINITY)
-          return used(token, now)
-        })
+            expiresAt: Number.POSITIVE_INFINITY
+          })
+        return Effect.flatMap(cache.through(keyOf("apiKey", hash), now, lookup), (token) =>
+          token === undefined ? Effect.succeed(invalid) : used(token, now))
       })
 
     const accessTokenCredential = (accessToken: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const hash = hashToken(accessToken)
-        const key = `accessToken:${Buffer.from(hash).toString("base64")}`
-        const known = cache.get<Credential>(key, now)
-        if (known !== undefined) return Effect.succeed(known)
-        const ticket = cache.ticket()
-        return Effect.map(repo.accessToken({ hash, now: new Date(now).toISOString() }), (row): Credential => {
-          if (Option.isNone(row)) return invalid
-          const credential: Credential = {
-            _tag: "AccessToken",
-            tokenId: row.value.public_id,
-            userId: row.value.user_id,
-            userPublicId: row.value.user_public_id
-          }
-          cache.remember(ticket, key, credential, Date.parse(row.value.expires_at))
-          return credential
-        })
+        const lookup = Effect.map(repo.accessToken({ hash, now: new Date(now).toISOString() }), (row): Remembered<Credential> | undefined =>
+          Option.isNone(row) ? undefined : {
+            value: {
+              _tag: "AccessToken",
+              tokenId: row.value.public_id,
+              userId: row.value.user_id,
+              userPublicId: row.value.user_public_id
+            },
+            expiresAt: Date.parse(row.value.expires_at)
+          })
+        return Effect.map(cache.through(keyOf("accessToken", hash), now, lookup), (credential) => credential ?? invalid)
       })
 
     const identify = (headers: Headers.Headers): Effect.Effect<Credential> => {

@@ -76,9 +76,28 @@ export class CredentialCache extends Effect.Service<CredentialCache>()("Convene/
       entries.set(key, { value, expiresAt })
     }
 
+    /**
+     * The value remembered under `key` at `now`, else `lookup`'s answer, remembered until its
+     * `expiresAt` when it was found (a miss is never remembered).
+     */
+    const through = <A, E>(
+      key: string,
+      now: number,
+      lookup: Effect.Effect<Remembered<A> | undefined, E>
+    ): Effect.Effect<A | undefined, E> => {
+      const known = get<A>(key, now)
+      if (known !== undefined) return Effect.succeed(known)
+      const taken = ticket()
+      return Effect.map(lookup, (found) => {
+        if (found === undefined) return undefined
+        remember(taken, key, found.value, found.expiresAt)
+        return found.value
+      })
+    }
+
     /** After a write that can end a credential: everything is looked up again. */
     const forget = Effect.sync(forgetAll)
 
-    return { get, ticket, remember, forget, size: () => entries.size } as const
+    return { get, ticket, remember, through, forget, size: () => entries.size } as const
   })
 }) {}
