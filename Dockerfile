@@ -3,7 +3,7 @@
 #   docker run -p 3000:3000 -v convene-data:/data convene
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# --- build: compile TypeScript and the better-sqlite3 native module ------------------------------
+# --- build: bundle the TypeScript (scripts/build.mjs) and compile the better-sqlite3 native module -
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 # node-gyp needs a compiler and Python; the official image has neither, a prepared base may.
@@ -17,12 +17,13 @@ ENV npm_config_nodedir=/usr/local \
     npm_config_update_notifier=false
 COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
-COPY tsconfig.base.json tsconfig.build.json ./
+# the compiler settings the bundler follows (JSX for preact, class fields)
+COPY tsconfig.base.json ./
 COPY src ./src
 COPY migrations ./migrations
 COPY bin ./bin
 COPY scripts ./scripts
-# the integrator's guide, served at /docs/guide (copied beside the compiled modules by the build)
+# the integrator's guide, served at /docs/guide (copied beside the bundles by the build)
 COPY docs ./docs
 RUN npm run build && npm prune --omit=dev
 

@@ -21,7 +21,7 @@ import { Idempotency } from "./Idempotency/Idempotency.js"
 import { IdempotentLive } from "./Idempotency/IdempotentLive.js"
 import { ErrorMappingLive } from "./Http/ErrorMapping.js"
 import { requestLifecycle } from "./Http/RequestLifecycle.js"
-import { DocsLive } from "./Ops/Docs.js"
+import { DocsLive, OpenApiLive } from "./Ops/Docs.js"
 import { GuideLive } from "./Ops/Guide.js"
 import { OpsHttp } from "./Ops/Http.js"
 import { Readiness } from "./Ops/Readiness.js"
@@ -96,7 +96,7 @@ export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
   Layer.provide(DocsLive),
   // the integrator's guide at /docs/guide, a page with the dashboard's stylesheet and headers
   Layer.provide(GuideLive.pipe(Layer.provide(WebLive))),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+  Layer.provide(OpenApiLive),
   Layer.provide(RsvpRoutesLive.pipe(Layer.provide(Gate.Default), Layer.provide(WebLive))),
   Layer.provide(DashboardLive),
   // the dashboard's invitations pages (registered here rather than in Web/Dashboard.ts: once only)

@@ -16,16 +16,12 @@ import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { fileURLToPath } from "node:url"
 import { AppConfig } from "./Config/AppConfig.js"
 import * as Postgres from "./Db/Postgres.js"
 import * as Sqlite from "./Db/Sqlite.js"
+import { migrationsDirectory, pgMigrationsDirectory } from "./Paths.js"
 
-/** `migrations/` beside `src/` (and `dist/migrations/` beside `dist/src/` once compiled). */
-export const migrationsDirectory = fileURLToPath(new URL("../migrations", import.meta.url))
-
-/** PostgreSQL's migrations, `migrations/pg/`. */
-export const pgMigrationsDirectory = fileURLToPath(new URL("../migrations/pg", import.meta.url))
+export { migrationsDirectory, pgMigrationsDirectory }
 
 const ensureDirectory = Effect.gen(function*() {
   const { databasePath } = yield* AppConfig

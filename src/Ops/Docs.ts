@@ -7,6 +7,8 @@
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
@@ -28,5 +30,20 @@ export const DocsLive = HttpApiBuilder.Router.use((router) =>
       return yield* Effect.provide(HttpApiBuilder.Router.router, context)
     }))
     yield* router.get("/docs", Effect.flatten(docs))
+  })
+)
+
+/**
+ * `/openapi.json`: the OpenAPI document of the same definition, as `HttpApiBuilder.middlewareOpenApi`
+ * serves it, but made on its first request instead of at start (walking every schema of the API
+ * costs about a tenth of a second, which start-up need not wait for: bench/RESULTS.md, issue 18).
+ */
+export const OpenApiLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const { api } = yield* HttpApi.Api
+    const document = yield* Effect.cached(
+      Effect.suspend(() => HttpServerResponse.json(OpenApi.fromApi(api))).pipe(Effect.orDie)
+    )
+    yield* router.get("/openapi.json", document)
   })
 )

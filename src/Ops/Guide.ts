@@ -9,19 +9,19 @@
  * text), and images are shown as their alt text. Headings get the ids GitHub gives them, so a link
  * such as `docs/integrators.md#errors` works on GitHub and here (`/docs/guide#errors`).
  *
- * The file sits at `docs/integrators.md` in the source tree; the build copies `docs/` beside the
- * compiled modules (`dist/docs`, scripts/copy-assets.mjs), which is `../../docs` from here in both.
+ * The file sits at `docs/integrators.md` in the source tree; the build copies `docs/` to `dist/docs`
+ * (scripts/build.mjs), and src/Paths.ts finds it in both.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { Marked, type Tokens } from "marked"
 import { readFile } from "node:fs/promises"
 import { h } from "preact"
+import { GUIDE_FILE } from "../Paths.js"
 import { PlainLayout } from "../Web/Html.js"
 import { Web } from "../Web/Web.js"
 
-/** Where the guide's Markdown is, from this module (source or compiled). */
-export const GUIDE_FILE = new URL("../../docs/integrators.md", import.meta.url)
+export { GUIDE_FILE }
 
 const escapeHtml = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")

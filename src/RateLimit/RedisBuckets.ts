@@ -25,7 +25,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
-import { Redis } from "ioredis"
+import type { Redis } from "ioredis"
 import { AppConfig } from "../Config/AppConfig.js"
 import type { Policy } from "./RateLimiter.js"
 
@@ -97,6 +97,8 @@ export class RedisBuckets extends Effect.Service<RedisBuckets>()("Convene/RedisB
     const secretUrl = Redacted.value(rateLimit.redisUrl.value)
     const url = new URL(secretUrl)
     const where = `${url.hostname}:${url.port === "" ? "6379" : url.port}`
+    // loaded only when shared limits are asked for: a start without REDIS_URL does not pay for it
+    const { Redis } = yield* Effect.promise(() => import("ioredis"))
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const redis = new Redis(secretUrl, {

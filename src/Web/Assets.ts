@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { extname } from "node:path"
+import { ASSETS_FOLDER } from "../Paths.js"
 
 const TYPES: Record<string, string> = {
   ".css": "text/css; charset=utf-8",
@@ -21,8 +22,8 @@ export interface Asset {
 
 export class Assets extends Effect.Service<Assets>()("Convene/Assets", {
   effect: Effect.sync(() => {
-    // beside this module: src/Web/assets when run from source, dist/src/Web/assets once built
-    const folder = new URL("./assets/", import.meta.url)
+    // src/Web/assets when run from source, dist/src/Web/assets once built (Paths.ts)
+    const folder = ASSETS_FOLDER
     const byHashedName = new Map<string, Asset>()
     const hashedName = new Map<string, string>()
     for (const name of readdirSync(folder)) {

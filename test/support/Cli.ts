@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
+import { BUILT_CLI, BUILT_SERVICE } from "./Build.js"
 
 export interface CliResult {
   readonly code: number
@@ -11,7 +12,7 @@ const run = (entry: string, env: Record<string, string>, args: Array<string>) =>
   Effect.async<CliResult>((resume) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", entry, ...args],
+      [entry, ...args],
       { env: { ...process.env, ...env, NO_COLOR: "1" }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
@@ -20,8 +21,11 @@ const run = (entry: string, env: Record<string, string>, args: Array<string>) =>
     )
   })
 
-/** Runs the admin CLI from source (`src/cli.ts` through tsx) as an operator would, in its own process. */
-export const cli = (env: Record<string, string>, ...args: Array<string>) => run("src/cli.ts", env, args)
+/**
+ * Runs the admin CLI as an operator would, in its own process: the build of the sources under test
+ * (`dist/src/cli.js`, made by the suite's global setup, test/support/engine-setup.ts).
+ */
+export const cli = (env: Record<string, string>, ...args: Array<string>) => run(BUILT_CLI, env, args)
 
-/** Runs the service (`src/main.ts`) to its end: for start-ups that must fail. */
-export const service = (env: Record<string, string>) => run("src/main.ts", env, [])
+/** Runs the service (`dist/src/main.js`) to its end: for start-ups that must fail. */
+export const service = (env: Record<string, string>) => run(BUILT_SERVICE, env, [])

@@ -1,9 +1,10 @@
 /**
- * The service as its own process (`src/main.ts` through tsx), for tests that kill it: SIGKILL
+ * The service as its own process (the build under test, `dist/src/main.js`: Build.ts), for tests that kill it: SIGKILL
  * for crashes, SIGTERM for graceful shutdown. Output is kept for assertions about logs.
  */
 import { Deferred, Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import { BUILT_SERVICE } from "./Build.js"
 
 export interface ServerProcess {
   readonly url: string
@@ -21,7 +22,7 @@ export interface StartOptions {
 export const startServer = (env: Record<string, string>, options: StartOptions = {}) =>
   Effect.acquireRelease(
     Effect.gen(function*() {
-      const child = spawn(process.execPath, [...(options.nodeFlags ?? []), "--import", "tsx", "src/main.ts"], {
+      const child = spawn(process.execPath, [...(options.nodeFlags ?? []), BUILT_SERVICE], {
         env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "Info", ...env },
         stdio: ["ignore", "pipe", "pipe"]
       })

@@ -1,5 +1,6 @@
 /**
- * Vitest's global setup. With `CONVENE_TEST_ENGINE=postgres` (`npm run test:pg`, and CI's second
+ * Vitest's global setup. First, the sources are built (`dist/`, Build.ts): the tests that start the
+ * service or the CLI as processes run the build of the code under test. With `CONVENE_TEST_ENGINE=postgres` (`npm run test:pg`, and CI's second
  * pass), the whole suite runs on PostgreSQL: one server for the run (test/support/Postgres.ts), a
  * template database migrated once by the service's own migrations, and then a fresh copy of it for
  * every test server (`testDatabaseUrl`), as a fresh SQLite file is on the default engine. Without
@@ -10,11 +11,13 @@ import { NodeContext } from "@effect/platform-node"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { pgMigrationsDirectory } from "../../src/Sql.js"
 import { postgresAvailable, postgresServer } from "./Postgres.js"
+import { build } from "./Build.js"
 import { TEMPLATE_DATABASE } from "./Engine.js"
 
 let scope: Scope.CloseableScope | undefined
 
 export async function setup() {
+  build()
   if (process.env["CONVENE_TEST_ENGINE"] !== "postgres") return
   if (!postgresAvailable) throw new Error("CONVENE_TEST_ENGINE=postgres, but PostgreSQL is not installed (apt-get install postgresql)")
   scope = Effect.runSync(Scope.make())

@@ -1,0 +1,21 @@
+/**
+ * The files the service reads at run time, found from this module: `src/` when run from source,
+ * `dist/src/` once built. The build (scripts/build.mjs) bundles the service into a few modules in
+ * `dist/src/`, so every such path is resolved here, at that depth, and means the same in both:
+ * - the migrations: `migrations/` and `migrations/pg/` (compiled to `dist/migrations/`);
+ * - the dashboard's static files: `src/Web/assets/` (copied to `dist/src/Web/assets/`);
+ * - the integrator's guide served at /docs/guide: `docs/integrators.md` (copied to `dist/docs/`).
+ */
+import { fileURLToPath } from "node:url"
+
+/** SQLite's migrations. */
+export const migrationsDirectory = fileURLToPath(new URL("../migrations", import.meta.url))
+
+/** PostgreSQL's migrations. */
+export const pgMigrationsDirectory = fileURLToPath(new URL("../migrations/pg", import.meta.url))
+
+/** The dashboard's static files. */
+export const ASSETS_FOLDER = new URL("./Web/assets/", import.meta.url)
+
+/** The integrator's guide (Markdown). */
+export const GUIDE_FILE = new URL("../docs/integrators.md", import.meta.url)
