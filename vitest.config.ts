@@ -1,16 +1,65 @@
 import { defineConfig } from "vitest/config"
 
+/**
+ * Test files that measure time or memory, or kill and restart processes on a schedule (latency
+ * under load, the event loop during an import, peak RSS, SIGKILL/SIGTERM in the middle of writes,
+ * shared rate limits within 5%): they run one at a time once the others are done, with the
+ * machine to themselves, so that what they measure is their own work. The other files run two at
+ * a time.
+ */
+const ALONE = [
+  "test/cli.test.ts",
+  "test/concurrency.test.ts",
+  "test/crash.test.ts",
+  "test/csv-guests.test.ts",
+  "test/csv-persons.test.ts",
+  "test/email.test.ts",
+  "test/invitations.test.ts",
+  "test/large-answers.test.ts",
+  "test/multi-instance.test.ts",
+  "test/rate-limit-redis.test.ts",
+  "test/shutdown.test.ts",
+  "test/streamed-answers.test.ts",
+  "test/webhook-receivers.test.ts",
+  "test/webhooks-crash.test.ts",
+  "test/webhooks.test.ts"
+]
+
+const common = {
+  // builds dist/ for the tests that run processes; on PostgreSQL when CONVENE_TEST_ENGINE=postgres
+  // (test/support/engine-setup.ts, once for both groups)
+  globalSetup: ["test/support/engine-setup.ts"],
+  pool: "forks" as const,
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  // The Migrator imports the numbered files in migrations/ at run time; inlining it lets
+  // Vitest load them as TypeScript, as the compiled service loads them as JavaScript.
+  server: { deps: { inline: ["@effect/sql"] } }
+}
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // on PostgreSQL when CONVENE_TEST_ENGINE=postgres (test/support/engine-setup.ts)
-    globalSetup: ["test/support/engine-setup.ts"],
-    pool: "forks",
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    sequence: { concurrent: false },
-    // The Migrator imports the numbered files in migrations/ at run time; inlining it lets
-    // Vitest load them as TypeScript, as the compiled service loads them as JavaScript.
-    server: { deps: { inline: ["@effect/sql"] } }
+    maxWorkers: 2,
+    minWorkers: 1,
+    projects: [
+      {
+        test: {
+          ...common,
+          name: "shared",
+          include: ["test/**/*.test.ts"],
+          exclude: ALONE,
+          sequence: { groupOrder: 0, concurrent: false }
+        }
+      },
+      {
+        test: {
+          ...common,
+          name: "alone",
+          include: ALONE,
+          poolOptions: { forks: { singleFork: true } },
+          sequence: { groupOrder: 1, concurrent: false }
+        }
+      }
+    ]
   }
 })

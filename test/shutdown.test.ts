@@ -14,8 +14,22 @@ interface Outcome {
 }
 
 /** One request on its own connection: it is either refused, or accepted and answered. */
-const post = (url: string, path: string, body: unknown) =>
-  new Promise<Outcome>((resolve) => {
+const post = (url: string, path: string, body: unknown) => posted(url, path, body).outcome
+
+/** The status of a `GET` on a connection of its own. */
+const getAlone = (url: string, path: string) =>
+  new Promise<number | undefined>((resolve) => {
+    httpRequest(url + path, { agent: false }, (res) => {
+      res.resume()
+      res.on("end", () => resolve(res.statusCode))
+    }).on("error", () => resolve(undefined)).end()
+  })
+
+/** `post`, and when the request has been sent whole. */
+const posted = (url: string, path: string, body: unknown) => {
+  let sent!: () => void
+  const written = new Promise<void>((resolve) => (sent = resolve))
+  const outcome = new Promise<Outcome>((resolve) => {
     const payload = JSON.stringify(body)
     const req = httpRequest(url + path, {
       method: "POST",
@@ -27,9 +41,14 @@ const post = (url: string, path: string, body: unknown) =>
       res.on("end", () => resolve({ status: res.statusCode!, body: text === "" ? undefined : JSON.parse(text) }))
       res.on("error", (e) => resolve({ status: res.statusCode!, error: `response: ${e.message}` }))
     })
-    req.on("error", (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }))
-    req.end(payload)
+    req.on("error", (e: NodeJS.ErrnoException) => {
+      sent()
+      resolve({ error: e.code ?? e.message })
+    })
+    req.end(payload, sent)
   })
+  return { written, outcome }
+}
 
 describe("graceful shutdown", () => {
   it.scopedLive("finishes accepted requests on SIGTERM, loses nothing and leaves a checkpointed database", () =>
@@ -49,22 +68,27 @@ describe("graceful shutdown", () => {
         }
       }
       const batch = (n: number) =>
-        post(server.url, `/event/${event.eventId}/guestlist`, {
+        posted(server.url, `/event/${event.eventId}/guestlist`, {
           guests: Array.from({ length: 500 }, (_, i) => ({ firstName: "Batch", lastName: `${n}-${i}`, email: `batch-${n}-${i}@example.com` }))
         })
       const writers = Array.from({ length: 6 }, (_, w) => writer(w))
-      yield* Effect.sleep("400 millis")
+      // the writers under way (however busy the machine is) before the batches and the signal
+      const answeredSoFar = () => outcomes.filter((o) => o.status !== undefined).length
+      yield* Effect.sleep("20 millis").pipe(Effect.repeat({ until: () => answeredSoFar() > 20 }), Effect.timeout("20 seconds"), Effect.orDie)
       // big batches (each takes the server a while) in flight when the signal arrives
       const batches = [batch(1)]
       yield* Effect.sleep("40 millis")
       batches.push(batch(2))
       yield* Effect.sleep("40 millis")
       batches.push(batch(3))
-      yield* Effect.sleep("20 millis")
+      // the first batch has reached the server: it was sent whole, and a request sent after it on
+      // a connection of its own has been answered (connections are taken in the order they come)
+      yield* Effect.promise(() => batches[0]!.written)
+      expect(yield* Effect.promise(() => getAlone(server.url, "/healthz"))).toBe(200)
       const code = yield* server.kill("SIGTERM")
       stop = true
       yield* Effect.promise(() => Promise.all(writers))
-      const batchOutcomes = yield* Effect.promise(() => Promise.all(batches))
+      const batchOutcomes = yield* Effect.promise(() => Promise.all(batches.map((b) => b.outcome)))
 
       expect(code).toBe(0)
       const answered = outcomes.filter((o) => o.status !== undefined)

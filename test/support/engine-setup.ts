@@ -14,13 +14,24 @@ import { postgresAvailable, postgresServer } from "./Postgres.js"
 import { build } from "./Build.js"
 import { TEMPLATE_DATABASE } from "./Engine.js"
 
-let scope: Scope.CloseableScope | undefined
+/**
+ * What the setup started, shared by the two groups of test files (vitest.config.ts), whose global
+ * setups both run in Vitest's main process: the first does the work, the second waits for it.
+ */
+interface Shared {
+  ready?: Promise<void>
+  scope?: Scope.CloseableScope
+  closed?: Promise<void>
+}
+const KEY = Symbol.for("convene/test-engine-setup")
+const registry = globalThis as unknown as { [KEY]?: Shared }
 
-export async function setup() {
+const start = async (shared: Shared) => {
   build()
   if (process.env["CONVENE_TEST_ENGINE"] !== "postgres") return
   if (!postgresAvailable) throw new Error("CONVENE_TEST_ENGINE=postgres, but PostgreSQL is not installed (apt-get install postgresql)")
-  scope = Effect.runSync(Scope.make())
+  const scope = Effect.runSync(Scope.make())
+  shared.scope = scope
   const server = await Effect.runPromise(Scope.extend(postgresServer, scope))
   const template = await Effect.runPromise(server.createDatabase(TEMPLATE_DATABASE))
   await Effect.runPromise(
@@ -33,6 +44,16 @@ export async function setup() {
   console.warn(`Tests run on PostgreSQL (port ${server.port}).`)
 }
 
+export async function setup() {
+  const shared = (registry[KEY] ??= {})
+  shared.ready ??= start(shared)
+  await shared.ready
+}
+
 export async function teardown() {
-  if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
+  const shared = registry[KEY]
+  if (shared?.scope === undefined) return
+  const scope = shared.scope
+  shared.closed ??= Effect.runPromise(Scope.close(scope, Exit.void))
+  await shared.closed
 }
