@@ -7,8 +7,8 @@
 // scaled into every bucket.
 //
 // Reads the .json that bench/profile.mjs wrote beside the profile (the measured window, the
-// requests, the CPU from /proc). Keeps the samples of the measured window, maps compiled frames
-// back to src/*.ts through the source maps, and prints:
+// requests, the CPU from /proc). Keeps the samples of the measured window, maps bundled frames
+// back to src/*.ts and node_modules through the source maps, and prints:
 //   - buckets: each sample goes to one bucket (see `bucketOf`); ms/request = the bucket's share of
 //     the main thread's busy samples x the main thread's CPU ms/request (unprofiled run), plus a
 //     row for the other threads (V8's GC helpers, libuv's pool) from /proc;
@@ -25,10 +25,13 @@ const profile = JSON.parse(readFileSync(file, "utf8"))
 const meta = JSON.parse(readFileSync(file.replace(/\.cpuprofile$/, ".json"), "utf8"))
 const [from, to] = meta.profiled.windowUs
 
-// ---- source maps: dist/src/X.js:line -> src/X.ts:line
+// ---- source maps. The build (scripts/build.mjs) bundles src/ and node_modules/ into a few files
+// in dist/src/ with external source maps. Every frame of a bundle is first given the place it came
+// from, as the unbundled tree would have it: a module of node_modules/ keeps its own path
+// (`.../node_modules/effect/dist/esm/Effect.js`), a module of src/ gets `.../dist/src/X.js`, the
+// name the rules below know, and `original` then tells its `src/X.ts:line`.
 const maps = new Map()
-const original = (url, line, column) => {
-  if (!url.startsWith("file://") || !url.includes("/dist/src/")) return undefined
+const mapOf = (url) => {
   let map = maps.get(url)
   if (map === undefined) {
     try {
@@ -38,11 +41,24 @@ const original = (url, line, column) => {
     }
     maps.set(url, map)
   }
-  if (map === null) return undefined
-  const entry = map.findEntry(line, column)
-  if (entry === undefined || entry.originalSource === undefined) return undefined
-  const source = entry.originalSource.replace(/^.*?\/src\//, "src/")
-  return `${source}:${entry.originalLine + 1}`
+  return map
+}
+for (const node of profile.nodes) {
+  const frame = node.callFrame
+  if (!frame.url.startsWith("file://") || !frame.url.includes("/dist/src/")) continue
+  const map = mapOf(frame.url)
+  const entry = map?.findEntry(frame.lineNumber, frame.columnNumber)
+  if (entry === undefined || entry.originalSource === undefined) continue
+  const source = new URL(entry.originalSource, frame.url).href
+  const src = /\/src\/(.*)\.tsx?$/.exec(source)
+  const root = frame.url.slice(0, frame.url.indexOf("/dist/src/"))
+  frame.url = src !== null && !source.includes("/node_modules/") ? `${root}/dist/src/${src[1]}.js` : source
+  frame.lineNumber = entry.originalLine
+  frame.columnNumber = entry.originalColumn
+}
+const original = (url, line) => {
+  const m = /\/dist\/src\/(.*)\.js$/.exec(url)
+  return m === null ? undefined : `src/${m[1]}.ts:${line + 1}`
 }
 
 const byId = new Map(profile.nodes.map((n) => [n.id, n]))

@@ -299,12 +299,12 @@ interface Load {
 }
 
 /**
- * Concurrent writers, one organization, until `until`: create, update (names, phones), archive
+ * Concurrent writers, one organization, until `until()` says so: create, update (names, phones), archive
  * (DELETE /person/:id), unarchive persons; add, update (RSVP, attendance, notes) and remove guests
  * of two events. Refusals that races between writers make legitimate (400 for a guest another writer
  * removed, 409) are counted; anything else fails the test.
  */
-const runWriters = (server: TestServerShape, token: string, eventIds: ReadonlyArray<string>, load: Load, writers: number, until: number) => {
+const runWriters = (server: TestServerShape, token: string, eventIds: ReadonlyArray<string>, load: Load, writers: number, until: () => boolean) => {
   const count = (kind: string) => (load.counts[kind] = (load.counts[kind] ?? 0) + 1)
   const writer = (index: number) =>
     Effect.gen(function*() {
@@ -313,7 +313,7 @@ const runWriters = (server: TestServerShape, token: string, eventIds: ReadonlyAr
         const ids = [...load.personIds]
         return ids[pick(ids.length)]!
       }
-      while (Date.now() < until) {
+      while (!until()) {
         const eventId = eventIds[pick(eventIds.length)]!
         const operation = pick(10)
         let reply
@@ -410,12 +410,15 @@ layer(testServer(), { excludeTestServices: true })("the mirror example", (it) =>
       )
 
       const started = Date.now()
-      const loadEnds = started + 5_000
+      const lines: Array<{ at: number; line: string }> = []
+      // the writers go on for 5 seconds, and until the mirror has loaded and applied two pages of
+      // the feed while they write, however slow a busy machine makes it (at most 40 seconds)
+      const applying = () => lines.filter((l) => l.line.startsWith("applied ")).length > 1
+      const loadEnds = () => (Date.now() > started + 5_000 && applying()) || Date.now() > started + 40_000
       const writers = yield* Effect.fork(runWriters(server, token, events, load, 6, loadEnds))
 
       // the mirror starts from nothing while the writers run
       yield* Effect.sleep("300 millis")
-      const lines: Array<{ at: number; line: string }> = []
       const caughtUp: Array<{ cursor: string; requestedAt: number }> = []
       const controller = new AbortController()
       const mirrorRun = yield* Effect.fork(Effect.promise(() =>

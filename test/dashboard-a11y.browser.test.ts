@@ -241,7 +241,7 @@ layer(testServer(), { excludeTestServices: true })("every dashboard page in Chro
   // both widths at once, each in its own browser context: a failure names its page and width
   it.scoped("every page at 1280 px and at 360 px on a touch screen", () =>
     Effect.flatMap(browser, (chromium) =>
-      Effect.all([auditEveryPage(chromium, 1280), auditEveryPage(chromium, 360)], { concurrency: 2, discard: true })), 120_000)
+      Effect.all([auditEveryPage(chromium, 1280), auditEveryPage(chromium, 360)], { concurrency: 2, discard: true })), 240_000) // 80 pages through axe, with screenshots
 
   it.scoped("the main flows by keyboard alone: sign in, skip to the content, search the door, check in, a bulk change", () =>
     Effect.gen(function*() {

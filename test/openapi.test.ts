@@ -343,5 +343,5 @@ layer(testServer(), { excludeTestServices: true })("the OpenAPI document", (it) 
       const result: Json = yield* Effect.promise(() => good.run(server.url, API_TOKEN))
       expect(result).toMatchObject({ firstName: "Grace", company: "Navy", status: "Invited", fields: 0 })
       expect(result.history).toHaveLength(1)
-    }))
+    }), 120_000) // it runs openapi-typescript and the TypeScript compiler
 })

@@ -98,7 +98,7 @@ export class RedisBuckets extends Effect.Service<RedisBuckets>()("Convene/RedisB
     const url = new URL(secretUrl)
     const where = `${url.hostname}:${url.port === "" ? "6379" : url.port}`
     // loaded only when shared limits are asked for: a start without REDIS_URL does not pay for it
-    const { Redis } = yield* Effect.promise(() => import("ioredis"))
+    const { Redis } = yield* Effect.promise(() => import("./RedisClient.js"))
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const redis = new Redis(secretUrl, {
