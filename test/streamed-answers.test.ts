@@ -9,6 +9,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Logger, Schema, Stream } from "effect"
 import { createServer, get } from "node:http"
 import { Guests, GuestSearchResult } from "../src/Guests/Api.js"
+import { jsonText } from "../src/Http/JsonText.js"
 import { jsonArrayAs } from "../src/Http/JsonStream.js"
 import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestServer, testServer } from "./support/TestServer.js"
@@ -72,7 +73,7 @@ const Items = Schema.Struct({ items: Schema.Array(Schema.String) })
 describe("JsonStream", () => {
   it.live("writes {\"key\":[...]} batch by batch, exactly as JSON.stringify of the whole", () =>
     serving(
-      jsonArrayAs(Items, "items", Stream.make([], ["a", "b\"\u2028"], [], ["c"])),
+      jsonArrayAs(Items, "items", Stream.make<Array<Array<string>>>([], ["a", "b\"\u2028"], [], ["c"]).pipe(Stream.map((batch) => batch.map(jsonText)))),
       (url) =>
         Effect.gen(function*() {
           const reply = yield* rawGet(url)
@@ -87,7 +88,7 @@ describe("JsonStream", () => {
   it.live("pulls no further batch while the client does not read (back-pressure)", () => {
     let pulled = 0
     // 1,000 items of 1,000 characters: about 1 MB of JSON per batch, 200 MB in all
-    const batch = Array.from({ length: 1_000 }, () => "x".repeat(1_000))
+    const batch = Array.from({ length: 1_000 }, () => jsonText("x".repeat(1_000)))
     const batches = Stream.repeatEffect(Effect.sync(() => {
       pulled++
       return batch
@@ -114,7 +115,7 @@ describe("JsonStream", () => {
 
   it.live("aborts the connection, and logs why, when the answer fails after it started", () =>
     serving(
-      jsonArrayAs(Items, "items", Stream.make(["a"], ["b"]).pipe(Stream.concat(Stream.fail("the disk is gone")))),
+      jsonArrayAs(Items, "items", Stream.make([jsonText("a")], [jsonText("b")]).pipe(Stream.concat(Stream.fail("the disk is gone")))),
       (url, logs) =>
         Effect.gen(function*() {
           const reply = yield* rawGet(url)

@@ -20,6 +20,7 @@ import { nowIso } from "../Domain/Time.js"
 import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { Forbidden, InvalidRequest, NotFound } from "../Domain/Errors.js"
+import { jsonText } from "../Http/JsonText.js"
 import { guestPayments } from "../Payments/GuestPayments.js"
 import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
 import { PersonWrites } from "../Persons/PersonWrites.js"
@@ -30,7 +31,8 @@ import { type GuestUpdate, isRsvpStatus, type NewGuest, type QuestionResponse, t
 import { GuestNotifications } from "./GuestNotifications.js"
 import { GuestsCsv } from "./GuestsCsv.js"
 import { type GuestPageQuery, type GuestRow, GuestsRepo } from "./GuestsRepo.js"
-import { renderGuests, seesPayments } from "./GuestView.js"
+import { guestsJson } from "./GuestJson.js"
+import { type RenderOptions, renderGuests, seesPayments } from "./GuestView.js"
 import { searchFilter, type SearchParams } from "./Search.js"
 
 /**
@@ -89,12 +91,16 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
      * Renders rows of one event for the caller; payments are loaded only when they will be shown,
      * and only those of these rows' guests.
      */
-    const render = (caller: Caller, event: EventRow, rows: ReadonlyArray<GuestRow>) =>
+    const renderWith = <A>(renderRows: (rows: ReadonlyArray<GuestRow>, options: RenderOptions) => A) =>
+    (caller: Caller, event: EventRow, rows: ReadonlyArray<GuestRow>) =>
       Effect.gen(function*() {
         const wantsPayments = event.ticketing_enabled === 1 && seesPayments(caller.role) && rows.length > 0
         const paid = wantsPayments ? guestPayments(yield* payments.ofPersons(event.id, rows.map((r) => r.person_id))) : undefined
-        return renderGuests(rows, { event, role: caller.role, rsvpLink: origin.rsvpLink, payments: paid })
+        return renderRows(rows, { event, role: caller.role, rsvpLink: origin.rsvpLink, payments: paid })
       })
+    const render = renderWith(renderGuests)
+    /** The list's rows (GuestsRepo's `ofEvent`), as JSON text (GuestJson.ts). */
+    const renderJson = renderWith(guestsJson)
 
     const loadByIds = (caller: Caller, event: EventRow, guestIds: ReadonlyArray<number>) =>
       Effect.gen(function*() {
@@ -116,10 +122,10 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       if (wanted !== undefined) {
         // just these guests (a client resyncing what the change feed named): one batch
         const found = yield* repo.search(event.id, { _tag: "PersonIds", personIds: wanted }, MAX_PERSON_IDS, 0).pipe(Effect.orDie)
-        return Stream.fromEffect(Effect.map(loadByIds(caller, event, found.ids), ({ guests }) => guests))
+        return Stream.fromEffect(Effect.map(loadByIds(caller, event, found.ids), ({ guests }) => guests.map(jsonText)))
       }
       return direct.snapshot(
-        repo.ofEvent(event.id, listBatch).pipe(Stream.mapEffect((rows) => render(caller, event, rows)))
+        repo.ofEvent(event.id, listBatch).pipe(Stream.mapEffect((rows) => renderJson(caller, event, rows)))
       )
     })
 

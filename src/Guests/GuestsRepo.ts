@@ -180,29 +180,38 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     const crossJoin = sql.literal(d.name === "pg" ? "JOIN" : "CROSS JOIN")
     const history = (pairs: string) => d.jsonObjects(pairs, "h.id")
 
-    const select = sql.literal(`SELECT g.id AS gid, g.person_id, p.public_id, p.first_name, p.last_name, p.email,
+    /** A guest's row, with its history as `historyPairs` names each entry. */
+    const selectWith = (historyPairs: string) =>
+      sql.literal(`SELECT g.id AS gid, g.person_id, p.public_id, p.first_name, p.last_name, p.email,
         p.company, p.position, g.rsvp_status, g.attendance_status, g.dietary_restrictions, g.rsvp_note,
         g.custom_columns, g.rsvp_question_responses, ph.number AS phone, c.consent, c.source AS consent_source,
         i.token, g.removed_at,
-        (SELECT ${history(`'status', h.status, 'actorId', h.actor_id, 'actorType', h.actor_type,
-                  'actionType', h.action_type, 'createdAt', h.created_at`)}
-           FROM rsvp_history h WHERE h.event_guest_id = g.id) AS history
+        (SELECT ${history(historyPairs)} FROM rsvp_history h WHERE h.event_guest_id = g.id) AS history
       FROM event_guests g
       JOIN persons p ON p.id = g.person_id
       LEFT JOIN phones ph ON ph.id = (SELECT x.id FROM phones x WHERE x.person_id = g.person_id
                                       ORDER BY x.is_preferred DESC, x.id LIMIT 1)
       LEFT JOIN sms_consents c ON c.organization_id = p.organization_id AND c.number = ph.number
       LEFT JOIN invites i ON i.event_guest_id = g.id`)
+    /** With each history entry's action type too, for the webhook records. */
+    const select = selectWith(`'status', h.status, 'actorId', h.actor_id, 'actorType', h.actor_type,
+      'actionType', h.action_type, 'createdAt', h.created_at`)
+    /**
+     * With the history exactly as the API shows it (its keys in the schema's order), for the list,
+     * rendered straight to JSON (GuestJson.ts).
+     */
+    const listSelect = selectWith(`'status', h.status, 'actorId', h.actor_id, 'actorType', h.actor_type,
+      'createdAt', h.created_at`)
 
     /** Up to `size` guests on the list (removed ones excluded) after guest `after`, in link order. */
     const pageOfEvent = (eventId: number, after: number, size: number) =>
       direct.rows<GuestRow>(
-        sql`${select} WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND g.id > ${after} ORDER BY g.id LIMIT ${size}`
+        sql`${listSelect} WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND g.id > ${after} ORDER BY g.id LIMIT ${size}`
       )
 
     /**
      * Every guest on the list (removed ones excluded), in the order they were first added, as
-     * batches of up to `size`: keyset pages on the `(event_id, id)` index, each read when the
+     * batches of up to `size`, each guest's `history` in the API's shape: keyset pages on the `(event_id, id)` index, each read when the
      * previous one has been consumed, so a list of any length holds one batch in memory. Run it
      * in `DirectSql.snapshot` for one consistent list.
      */

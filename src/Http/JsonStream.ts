@@ -22,6 +22,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import type { JsonText } from "./JsonText.js"
 
 export interface StreamedOptions {
   readonly contentType: string
@@ -66,21 +67,22 @@ export const streamed = <E, R>(
 type ItemOf<T> = T extends ReadonlyArray<infer A> ? A : never
 
 /**
- * The JSON document `{"<key>":[...]}` of `schema`, its array written batch by batch: byte for byte
- * what `JSON.stringify` gives for the whole value. As with `jsonAs` (Json.ts), the items are sent
- * without the schema's encoder, so only for schemas whose encoding is the identity and whose only
- * field is `key`: the types keep the handler honest, and a test decodes the answers.
+ * The JSON document `{"<key>":[...]}` of `schema`, its array written batch by batch from the
+ * items' JSON texts (JsonText.ts: typed by what they decode to, made by a renderer or by
+ * `jsonText`). As with `jsonAs` (Json.ts), the items are sent without the schema's encoder, so
+ * only for schemas whose encoding is the identity and whose only field is `key`: the types keep
+ * the handler honest, and a test decodes the answers.
  */
 export const jsonArrayAs = <S extends Schema.Schema.Any, const K extends keyof Schema.Schema.Type<S> & string, E, R>(
   _schema: S,
   key: K,
-  batches: Stream.Stream<ReadonlyArray<ItemOf<Schema.Schema.Type<S>[K]>>, E, R>
+  batches: Stream.Stream<ReadonlyArray<JsonText<ItemOf<Schema.Schema.Type<S>[K]>>>, E, R>
 ) =>
   streamed(
     Stream.make(`{${JSON.stringify(key)}:[`).pipe(
       Stream.concat(batches.pipe(
         Stream.filter((batch) => batch.length > 0),
-        Stream.mapAccum(true, (first, batch) => [false, (first ? "" : ",") + batch.map((item) => JSON.stringify(item)).join(",")])
+        Stream.mapAccum(true, (first, batch) => [false, (first ? "" : ",") + batch.join(",")])
       )),
       Stream.concat(Stream.make("]}"))
     ),

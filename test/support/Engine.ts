@@ -3,6 +3,7 @@
  * gets a database of its own, copied from the migrated template, named in `DATABASE_URL`.
  */
 import { execFileSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { types } from "../../src/Db/Postgres.js"
 
 export const TEMPLATE_DATABASE = "convene_template"
@@ -21,7 +22,8 @@ let databases = 0
  */
 export const testDatabaseUrl = (): string => {
   if (testPostgres === undefined) throw new Error("the suite runs on SQLite")
-  const name = `t_${process.pid}_${++databases}`
+  // process ids come round again over a run (psql is a process per database): a random part too
+  const name = `t_${process.pid}_${++databases}_${randomBytes(4).toString("hex")}`
   execFileSync("psql", [`${testPostgres}/postgres`, "-qAt", "-v", "ON_ERROR_STOP=1", "-c", `CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`], {
     stdio: ["ignore", "ignore", "pipe"]
   })

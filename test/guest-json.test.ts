@@ -1,0 +1,81 @@
+/**
+ * The guest list's JSON renderer (src/Guests/GuestJson.ts) writes what the value renderer gives
+ * (GuestView.ts `renderGuest`, the one the other answers and the webhooks use) once encoded: the
+ * same keys in the same order and the same values, for generated rows of every shape (names that
+ * need escaping, phones with and without consent, stored arrays and objects, histories, RSVP
+ * links, every role, ticketed events with and without payments).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Arbitrary, FastCheck as fc } from "effect"
+import type { EventRow } from "../src/Events/EventsRepo.js"
+import { guestJson } from "../src/Guests/GuestJson.js"
+import type { GuestRow } from "../src/Guests/GuestsRepo.js"
+import { renderGuest } from "../src/Guests/GuestView.js"
+import { Payment, PaymentStatus } from "../src/Payments/Domain.js"
+import type { GuestPaymentFields } from "../src/Payments/GuestPayments.js"
+import type { Role } from "../src/Domain/Role.js"
+
+// text that JSON must escape, and text that it must not touch
+const text = fc.oneof(
+  fc.string(),
+  fc.constantFrom("O'Brien", "Zoë \"Z\" <b>", "line\nbreak\ttab", "\u2028\u2029", "back\\slash", "李小龍", "😀", "")
+)
+const nullable = <A>(arbitrary: fc.Arbitrary<A>) => fc.option(arbitrary, { nil: null })
+
+const historyEntry = fc.record({ status: text, actorId: text, actorType: fc.constantFrom("user", "apiKey", "guest"), createdAt: text })
+const columnValue = fc.oneof(text, fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean())
+
+const row: fc.Arbitrary<GuestRow> = fc.record({
+  gid: fc.nat(),
+  person_id: fc.integer({ min: 1, max: 5 }),
+  public_id: fc.uuid(),
+  first_name: text,
+  last_name: text,
+  email: text,
+  company: nullable(text),
+  position: nullable(text),
+  rsvp_status: fc.constantFrom("Invited", "Accepted", "Declined", "Maybe", "Waitlisted"),
+  attendance_status: fc.constantFrom(null, "Attended", "No Show"),
+  dietary_restrictions: nullable(fc.array(text).map((list) => JSON.stringify(list))),
+  rsvp_note: nullable(text),
+  custom_columns: nullable(fc.dictionary(text, columnValue).map((record) => JSON.stringify(record))),
+  rsvp_question_responses: fc.array(fc.record({ title: text, response: text })).map((list) => JSON.stringify(list)),
+  phone: nullable(text),
+  consent: fc.constantFrom(null, "granted", "revoked", "none"),
+  consent_source: nullable(text),
+  token: nullable(fc.stringMatching(/^[A-Za-z0-9_-]{8,32}$/)),
+  removed_at: fc.constant(null),
+  history: fc.array(historyEntry, { maxLength: 4 }).map((list) => JSON.stringify(list))
+}) as fc.Arbitrary<GuestRow>
+
+const payment: fc.Arbitrary<GuestPaymentFields> = fc.record({
+  paymentStatus: Arbitrary.make(PaymentStatus),
+  paymentAmount: fc.nat(),
+  donationAmount: nullable(fc.nat()),
+  payments: fc.array(Arbitrary.make(Payment), { maxLength: 2 })
+})
+
+const options = fc.record({
+  role: fc.constantFrom<Role>("Viewer", "Team Member", "Admin", "Super Admin"),
+  slug: nullable(fc.constantFrom("gala", "spring picnic", "été")),
+  ticketing: fc.boolean(),
+  payments: fc.option(fc.array(fc.tuple(fc.integer({ min: 1, max: 5 }), payment)), { nil: undefined })
+}).map(({ payments, role, slug, ticketing }) => ({
+  role,
+  event: { slug, ticketing_enabled: ticketing ? 1 : 0 } as EventRow,
+  rsvpLink: (s: string | null, token: string | null) =>
+    s === null || token === null ? null : `https://events.example.org/rsvp/${encodeURIComponent(s)}?invite=${token}`,
+  payments: payments === undefined ? undefined : new Map(payments)
+}))
+
+describe("guest list JSON", () => {
+  it("is JSON.stringify of renderGuest's value: same keys, same order, same values", () => {
+    fc.assert(
+      fc.property(row, options, (guest, renderOptions) => {
+        const text = guestJson(guest, renderOptions)
+        expect(JSON.stringify(JSON.parse(text))).toBe(JSON.stringify(renderGuest(guest, renderOptions)))
+      }),
+      { numRuns: 2_000 }
+    )
+  })
+})
