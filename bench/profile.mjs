@@ -18,6 +18,7 @@
 //                        per second whatever the load is shared by fewer requests, and a PUT's
 //                        rate follows the disk's fsync time), so A/B runs compare at one rate
 //   PROFILE_NO_PROFILE=1 only the unprofiled runs (for A/B runs of built variants)
+//   PROFILE_NODE_ARGS    node's flags instead of `npm start`'s (space-separated)
 //   PROFILE_PERF=1       one more run under Linux `perf record` (on-CPU samples, kernel included):
 //                        <scenario>-<level>.perf.txt gets the CPU by shared object and the top
 //                        symbols, a check on the wall-clock samples of --cpu-prof (blocking
@@ -67,8 +68,8 @@ const env = (database) => ({
   WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: "true",
   LOG_LEVEL: logLevel
 })
-// as `npm start` and the Dockerfile run it
-const NODE_ARGS = ["--max-old-space-size=256", "--max-semi-space-size=8"]
+// as `npm start` and the Dockerfile run it (PROFILE_NODE_ARGS: others, space-separated, for A/B runs of V8's flags)
+const NODE_ARGS = process.env.PROFILE_NODE_ARGS?.split(" ").filter((a) => a !== "") ?? ["--max-old-space-size=256", "--max-semi-space-size=8"]
 const target = (database, extra = []) => ({
   script: join(root, "dist/src/main.js"),
   cwd: dir,

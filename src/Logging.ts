@@ -16,7 +16,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import { AppConfig } from "./Config/AppConfig.js"
-import { RequestMeta } from "./Http/RequestMeta.js"
+import { requestMetaIn } from "./Http/RequestMeta.js"
 
 /**
  * The message of what caused the failure or defect, if it is an error: a driver's refusal wrapped
@@ -47,9 +47,9 @@ export const makeJsonLogger = (write: (text: string) => void) => {
       logLevel: logLevel.label,
       message: messageOf(message)
     }
-    // a line written while serving a request names it (RequestLifecycle provides RequestMeta)
-    const meta = Context.getOption(FiberRefs.getOrDefault(context, FiberRef.currentContext), RequestMeta)
-    const requestId = meta._tag === "Some" && !HashMap.has(annotations, "requestId") ? meta.value.requestId : undefined
+    // a line written while serving a request names it (RequestLifecycle records its facts)
+    const meta = requestMetaIn(FiberRefs.getOrDefault(context, FiberRef.currentContext))
+    const requestId = meta !== undefined && !HashMap.has(annotations, "requestId") ? meta.requestId : undefined
     if (requestId !== undefined) line["annotations"] = { requestId, ...Object.fromEntries(annotations) }
     else if (HashMap.size(annotations) > 0) line["annotations"] = Object.fromEntries(annotations)
     if (!Cause.isEmpty(cause)) {

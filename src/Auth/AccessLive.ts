@@ -11,7 +11,7 @@ import type { Caller, Session } from "../Domain/Caller.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { atLeast, type Role } from "../Domain/Role.js"
 import { Forbidden, InvalidRequest, RateLimited, Unauthorized } from "../Domain/Errors.js"
-import { currentClient, RequestMeta } from "../Http/RequestMeta.js"
+import { currentClient, requestMetaIn } from "../Http/RequestMeta.js"
 import { rateLimitHeaders } from "../RateLimit/Headers.js"
 import { RateLimiter } from "../RateLimit/RateLimiter.js"
 import { Api } from "../Api.js"
@@ -59,10 +59,10 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
         const context = fiber.currentContext
         const route = Context.getOption(context, HttpRouter.RouteContext)
         const routeKey = route._tag === "Some" ? `${route.value.route.method} ${route.value.route.path}` : undefined
-        const meta = Context.getOption(context, RequestMeta)
-        if (meta._tag === "Some") {
-          meta.value.callerId = callerKey
-          if (routeKey !== undefined) meta.value.route = routeKey
+        const meta = requestMetaIn(context)
+        if (meta !== undefined) {
+          meta.callerId = callerKey
+          if (routeKey !== undefined) meta.route = routeKey
         }
         const drawFrom = routeKey !== undefined && bulkRoutes.has(routeKey) ? generalAndBulk : generalOnly
         return Effect.flatMap(limiter.take(callerKey, drawFrom), (decision) => {

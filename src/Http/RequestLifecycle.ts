@@ -18,7 +18,7 @@ import { Ids } from "../Domain/Ids.js"
 import { logAt } from "../Logging.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { clientOf } from "./ClientAddress.js"
-import { RequestMeta, type RequestMetaShape } from "./RequestMeta.js"
+import { type RequestMetaShape, setRequestMeta } from "./RequestMeta.js"
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
 
@@ -71,7 +71,8 @@ const statusOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown
  * Runs once around every request, as two synchronous steps (one before the app, one when it ends)
  * rather than a chain of effects: a request pays for its id, client, route prefix and log line, not
  * for the fiber steps around them (bench/RESULTS.md, issue 18). Logs written inside the request
- * carry its `requestId` because the logger reads `RequestMeta` from the fiber's context (Logging.ts).
+ * carry its `requestId` because the logger finds the request's facts from the fiber's request
+ * (RequestMeta.ts, Logging.ts).
  */
 export const requestLifecycle = <E, R>(
   app: HttpApp.Default<E, R>
@@ -88,14 +89,12 @@ export const requestLifecycle = <E, R>(
       // a request that arrived with PUBLIC_BASE_URL's path prefix is routed without it
       const path = pathOf(request.url)
       const routed = Context.get(context, PublicOrigin).routePath(path)
-      let served = Effect.provideService(app, RequestMeta, meta)
-      if (routed !== path) {
-        served = Effect.provideService(
-          served,
-          HttpServerRequest.HttpServerRequest,
-          request.modify({ url: routed + request.url.slice(path.length) })
-        )
-      }
+      setRequestMeta(request, meta)
+      const served = routed === path ? app : Effect.provideService(
+        app,
+        HttpServerRequest.HttpServerRequest,
+        request.modify({ url: routed + request.url.slice(path.length) })
+      )
       return Effect.zipRight(
         HttpApp.appendPreResponseHandler((_, response) =>
           Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
