@@ -33,6 +33,17 @@ const innerMessageOf = (cause: Cause.Cause<unknown>): string | undefined => {
 const messageOf = (message: unknown) =>
   Array.isArray(message) ? (message.length === 1 ? message[0] : message) : message
 
+/**
+ * A logger that can also take a line's annotations as a plain record (`logAt`), without the
+ * HashMap and entry a `Logger` call is given: the request lifecycle writes one line per request.
+ */
+export interface JsonLogger extends Logger.Logger<unknown, void> {
+  readonly record: (logLevel: LogLevel.LogLevel, message: string, annotations: Record<string, unknown>, date: Date) => void
+}
+
+const isJsonLogger = (logger: Logger.Logger<unknown, unknown>): logger is JsonLogger =>
+  typeof (logger as Partial<JsonLogger>).record === "function"
+
 export const makeJsonLogger = (write: (text: string) => void) => {
   let pending: Array<string> = []
   const flush = () => {
@@ -40,6 +51,10 @@ export const makeJsonLogger = (write: (text: string) => void) => {
     const text = pending.join("")
     pending = []
     write(text)
+  }
+  const push = (line: Record<string, unknown>) => {
+    pending.push(JSON.stringify(line) + "\n")
+    if (pending.length === 1) setImmediate(flush)
   }
   const logger = Logger.make<unknown, void>(({ annotations, cause, context, date, logLevel, message }) => {
     const line: Record<string, unknown> = {
@@ -56,17 +71,21 @@ export const makeJsonLogger = (write: (text: string) => void) => {
       const inner = innerMessageOf(cause)
       line["cause"] = inner === undefined ? Cause.pretty(cause) : `${Cause.pretty(cause)}\n[cause]: ${inner}`
     }
-    pending.push(JSON.stringify(line) + "\n")
-    if (pending.length === 1) setImmediate(flush)
+    push(line)
   })
-  return { logger, flush }
+  const json: JsonLogger = Object.assign(logger, {
+    record: (logLevel: LogLevel.LogLevel, message: string, annotations: Record<string, unknown>, date: Date) =>
+      push({ timestamp: date.toISOString(), logLevel: logLevel.label, message, annotations })
+  })
+  return { logger: json, flush }
 }
 
 /**
  * Writes one line through the fiber's loggers at once, as `Effect.log` would, with `annotations`
  * added to the fiber's own: for the request lifecycle's line, without the fiber steps and
- * FiberRef copies of `Effect.annotateLogs` on every request. `annotationsOf` runs only when the
- * level is logged.
+ * FiberRef copies of `Effect.annotateLogs` on every request. The service's JSON logger takes the
+ * record as it is; another logger gets the entry `Effect.log` would give it. `annotationsOf` runs
+ * only when the level is logged.
  */
 export const logAt = (
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
@@ -77,19 +96,27 @@ export const logAt = (
   if (LogLevel.greaterThan(fiber.getFiberRef(FiberRef.currentMinimumLogLevel), level)) return
   const loggers = fiber.getFiberRef(FiberRef.currentLoggers)
   if (HashSet.size(loggers) === 0) return
-  let annotations = fiber.getFiberRef(FiberRef.currentLogAnnotations)
-  for (const [key, value] of Object.entries(annotationsOf())) annotations = HashMap.set(annotations, key, value)
-  const entry = {
-    fiberId: fiber.id(),
-    logLevel: level,
-    message,
-    cause: Cause.empty,
-    context: fiber.getFiberRefs(),
-    spans: fiber.getFiberRef(FiberRef.currentLogSpan),
-    annotations,
-    date: new Date(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+  const own = fiber.getFiberRef(FiberRef.currentLogAnnotations)
+  const record = HashMap.size(own) === 0 ? annotationsOf() : { ...Object.fromEntries(own), ...annotationsOf() }
+  const date = new Date(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+  for (const logger of loggers) {
+    if (isJsonLogger(logger)) {
+      logger.record(level, message, record, date)
+      continue
+    }
+    let annotations = own
+    for (const [key, value] of Object.entries(record)) annotations = HashMap.set(annotations, key, value)
+    logger.log({
+      fiberId: fiber.id(),
+      logLevel: level,
+      message,
+      cause: Cause.empty,
+      context: fiber.getFiberRefs(),
+      spans: fiber.getFiberRef(FiberRef.currentLogSpan),
+      annotations,
+      date
+    })
   }
-  for (const logger of loggers) logger.log(entry)
 }
 
 export const LoggingLive = Layer.unwrapScoped(Effect.gen(function*() {
@@ -98,5 +125,11 @@ export const LoggingLive = Layer.unwrapScoped(Effect.gen(function*() {
   // whatever is still buffered when the process ends is written then
   process.once("exit", flush)
   yield* Effect.addFinalizer(() => Effect.sync(flush))
-  return Layer.mergeAll(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(logLevel))
+  return Layer.mergeAll(
+    Logger.replace(Logger.defaultLogger, logger),
+    // the logger that copies lines into spans: the service exports no spans (Server.ts), so it
+    // would build every line's entry for nothing
+    Logger.remove(Logger.tracerLogger),
+    Logger.minimumLogLevel(logLevel)
+  )
 }))
