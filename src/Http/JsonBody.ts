@@ -15,8 +15,10 @@ import * as HttpMethod from "@effect/platform/HttpMethod"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FiberId from "effect/FiberId"
 import { decodeCsvBytes, refusedContentType } from "../Csv/CsvBody.js"
 import { InvalidRequest } from "../Domain/Errors.js"
 import { PayloadTooLarge } from "./Errors.js"
@@ -128,6 +130,22 @@ export const readBoundedBytes = (
     return Effect.sync(cleanup)
   })
 
+/**
+ * `read`, run once, by whoever asks first (the payload's decoder, or the idempotency fingerprint
+ * before it): later askers get its outcome. It runs in the asker's fiber (a `Deferred` holds the
+ * outcome; no fiber of its own, as `Effect.runSync(Effect.cached(read))` would start on every
+ * request: bench/RESULTS.md, issue 18).
+ */
+export const once = <A>(read: Effect.Effect<A>): Effect.Effect<A> => {
+  let outcome: Deferred.Deferred<A> | undefined
+  return Effect.suspend(() => {
+    if (outcome !== undefined) return Deferred.await(outcome)
+    const deferred = Deferred.unsafeMake<A>(FiberId.none)
+    outcome = deferred
+    return Effect.onExit(read, (exit) => Deferred.done(deferred, exit))
+  })
+}
+
 /** Reads a request body of at most `maxBytes` bytes as UTF-8 text (see `readBoundedBytes`). */
 export const readBoundedText = (
   request: HttpServerRequest.HttpServerRequest,
@@ -150,9 +168,9 @@ export const csvBodies = (request: HttpServerRequest.HttpServerRequest, maxBytes
     ? Effect.die(refused)
     : Effect.flatMap(Effect.orDie(readBoundedBytes(request, maxBytes)), (bytes) =>
       Either.match(decodeCsvBytes(bytes), { onLeft: Effect.die, onRight: Effect.succeed }))
-  let text: Effect.Effect<string> | undefined
+  const text = once(read)
   return Object.create(base, {
-    text: { get: () => (text ??= Effect.runSync(Effect.cached(read))) }
+    text: { get: () => text }
   })
 }
 
@@ -169,11 +187,9 @@ export const jsonBodies = (request: HttpServerRequest.HttpServerRequest, maxByte
     ? request
     : request.modify({ headers: Headers.set(request.headers, "content-type", "application/json") })
   // the body is read once, whoever asks first: the JSON parse here, or the idempotency fingerprint
-  let text: Effect.Effect<string> | undefined
+  const text = once(Effect.orDie(readBoundedText(request, maxBytes)))
   const self: HttpServerRequest.HttpServerRequest = Object.create(base, {
-    text: {
-      get: () => (text ??= Effect.runSync(Effect.cached(Effect.orDie(readBoundedText(request, maxBytes)))))
-    },
+    text: { get: () => text },
     json: { get: () => Effect.flatMap(self.text, parse) }
   })
   return self
