@@ -67,9 +67,11 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
         const drawFrom = routeKey !== undefined && bulkRoutes.has(routeKey) ? generalAndBulk : generalOnly
         return Effect.flatMap(limiter.take(callerKey, drawFrom), (decision) => {
           const headers = rateLimitHeaders(decision)
-          const withHeaders = HttpApp.appendPreResponseHandler((_, response) =>
-            Effect.succeed(HttpServerResponse.setHeaders(response, headers))
-          )
+          // the request lifecycle's handler writes them (one handler per request); else one of their own
+          if (meta !== undefined) meta.responseHeaders = headers
+          const withHeaders = meta !== undefined
+            ? Effect.void
+            : HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
           return decision.allowed ? withHeaders : Effect.zipRight(withHeaders, RateLimited.after(decision.retryAfter))
         })
       })

@@ -85,7 +85,7 @@ export const requestLifecycle = <E, R>(
       const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
       const started = clock.unsafeCurrentTimeNanos()
       const client = clientOf(Context.get(context, AppConfig).trustedProxies, request.remoteAddress, request.headers, false)
-      const meta: RequestMetaShape = { requestId, client, callerId: undefined, route: undefined }
+      const meta: RequestMetaShape = { requestId, client, callerId: undefined, route: undefined, responseHeaders: undefined }
       // a request that arrived with PUBLIC_BASE_URL's path prefix is routed without it
       const path = pathOf(request.url)
       const routed = Context.get(context, PublicOrigin).routePath(path)
@@ -96,8 +96,14 @@ export const requestLifecycle = <E, R>(
         request.modify({ url: routed + request.url.slice(path.length) })
       )
       return Effect.zipRight(
+        // one handler for the headers of every answer: the request id, and the rate limit's once
+        // the access gate has drawn from the caller's buckets
         HttpApp.appendPreResponseHandler((_, response) =>
-          Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
+          Effect.succeed(
+            meta.responseHeaders === undefined
+              ? HttpServerResponse.setHeader(response, "x-request-id", requestId)
+              : HttpServerResponse.setHeaders(response, { ...meta.responseHeaders, "x-request-id": requestId })
+          )
         ),
         Effect.onExit(served, (exit) =>
           Effect.withFiberRuntime<void>((ended) => {

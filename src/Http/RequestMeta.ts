@@ -20,6 +20,8 @@ export interface RequestMetaShape {
   callerId: string | undefined
   /** The matched route pattern, such as `GET /person/:id`. */
   route: string | undefined
+  /** Headers the answer carries whatever it is (the rate limit's), set by the request lifecycle. */
+  responseHeaders: Readonly<Record<string, string>> | undefined
 }
 
 const byRequest = new WeakMap<object, RequestMetaShape>()
