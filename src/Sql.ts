@@ -48,9 +48,13 @@ const PgSchema = Layer.effectDiscard(
 
 export const SqlLive = Layer.unwrapEffect(
   Effect.gen(function*() {
-    const { databasePath, databaseUrl } = yield* AppConfig
+    const { databasePath, databasePool, databaseUrl } = yield* AppConfig
     if (Option.isSome(databaseUrl)) {
-      return PgSchema.pipe(Layer.provideMerge(Postgres.layer({ url: databaseUrl.value })))
+      return PgSchema.pipe(Layer.provideMerge(Postgres.layer({
+        url: databaseUrl.value,
+        maxConnections: databasePool.size,
+        acquireTimeout: databasePool.acquireTimeout
+      })))
     }
     yield* ensureDirectory
     return SqliteSchema.pipe(Layer.provideMerge(Sqlite.layer({ filename: databasePath })))

@@ -27,6 +27,16 @@ export interface DirectSqlShape {
    */
   readonly snapshot: <A, E, R>(stream: Stream.Stream<A, E, R>) => Stream.Stream<A, E | SqlError.SqlError, R>
   /**
+   * Runs the statements of `effect` (its `sql` statements and `DirectSql` reads alike) as one
+   * read-only transaction, for reads that must see one state of the database: unlike
+   * `sql.withTransaction`, it takes no write lock, so it neither waits for writers nor holds them
+   * up. Nothing inside it may write. Inside a transaction already, `effect` simply runs in it.
+   * SQLite: a deferred transaction, which locks nothing on the file while it only reads; PostgreSQL:
+   * a `REPEATABLE READ READ ONLY` transaction on a pooled connection reserved for it, without the
+   * advisory write lock (a write inside it fails).
+   */
+  readonly readTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError.SqlError, R>
+  /**
    * A number that moves whenever another process commits to the database, for caches of rows
    * this process writes itself (and so knows when to forget): SQLite's `PRAGMA data_version`
    * (the CLI on the same file). `undefined` on PostgreSQL, where other instances write the same

@@ -135,11 +135,11 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       const page = yield* repo.search(event.id, filter, limit, skip).pipe(Effect.orDie)
       const at = yield* nowIso
       const generates = params.generateRsvpLinks === true && event.slug !== null
-      // PostgreSQL: only a search that writes (RSVP links) is a transaction, which there takes the
-      // write lock; a plain search reads as any read does, beside an import's transaction rather
-      // than after it (SQLite's transaction takes no lock until it writes)
+      // only a search that writes (RSVP links) is a write transaction, which takes the write lock;
+      // a plain search reads its guests (and their payments) in one read transaction, which takes
+      // none: beside an import's transaction rather than after it, on either engine
       const transaction = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
-        generates || !onPostgres ? sql.withTransaction(self) : self
+        generates ? sql.withTransaction(self) : direct.readTransaction(self)
       return yield* Effect.gen(function*() {
         if (generates) {
           const current = yield* repo.byIds(page.ids)
