@@ -8,6 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { hashToken } from "./Secrets.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
@@ -18,10 +19,11 @@ export const SESSION_LIFETIME = Duration.days(7)
 /** `last_seen_at` is written at most once a minute per session, not on every request. */
 const TOUCH_INTERVAL_MILLIS = 60_000
 
-export interface Flash {
-  readonly kind: "success" | "error"
-  readonly message: string
-}
+const Flash = Schema.Struct({ kind: Schema.Literal("success", "error"), message: Schema.String })
+export type Flash = typeof Flash.Type
+
+/** The flash as stored; a value of another shape (or not JSON) shows nothing. */
+const decodeFlash = Schema.decodeOption(Schema.parseJson(Flash))
 
 export interface WebSession {
   readonly id: number
@@ -38,15 +40,7 @@ export interface WebSession {
   readonly flash: Flash | null
 }
 
-const parseFlash = (text: string | null): Flash | null => {
-  if (text === null) return null
-  try {
-    const value = JSON.parse(text) as Flash
-    return (value.kind === "success" || value.kind === "error") && typeof value.message === "string" ? value : null
-  } catch {
-    return null
-  }
-}
+const parseFlash = (text: string | null): Flash | null => text === null ? null : Option.getOrNull(decodeFlash(text))
 
 export class Sessions extends Effect.Service<Sessions>()("Convene/Sessions", {
   effect: Effect.gen(function*() {

@@ -6,7 +6,7 @@
 import { blankToNull } from "../Domain/Fields.js"
 import { emptyKeyed, parseKeyed } from "../Domain/Keyed.js"
 import type { EventRow } from "../Events/EventsRepo.js"
-import type { ColumnValue, Guest, GuestUpdate } from "./Domain.js"
+import { type ColumnValue, type Guest, type GuestUpdate, isColumnValues } from "./Domain.js"
 import type { GuestRow, LinkRow } from "./GuestsRepo.js"
 
 /** What a guest-list write did, for notifications (webhooks) and responses. */
@@ -44,7 +44,7 @@ export const columnChanges = (item: GuestUpdate, link: LinkRow): Record<string, 
   }
   if (item.rsvpNote !== undefined) changes["rsvp_note"] = blankToNull(item.rsvpNote)
   if (item.customColumns !== undefined) {
-    const merged = link.custom_columns === null ? emptyKeyed<ColumnValue>() : parseKeyed<ColumnValue>(link.custom_columns)
+    const merged = link.custom_columns === null ? emptyKeyed<ColumnValue>() : parseKeyed(link.custom_columns, isColumnValues, "custom columns")
     for (const [title, value] of Object.entries(item.customColumns)) {
       if (value === null) delete merged[title]
       else merged[title] = value

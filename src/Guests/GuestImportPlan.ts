@@ -18,7 +18,7 @@
 import { RowErrors } from "../Csv/ImportReport.js"
 import { emptyKeyed, parseKeyed } from "../Domain/Keyed.js"
 import { importedColumns, type MatchRow } from "../Persons/PersonBatches.js"
-import type { ColumnValue } from "./Domain.js"
+import { type ColumnValue, isColumnValues } from "./Domain.js"
 import { cellOfValue, type GuestInput } from "./GuestsCsvColumns.js"
 import type { GuestValues, ImportLinkRow } from "./GuestsRepo.js"
 
@@ -85,7 +85,7 @@ export const sameValues = (a: GuestValues, b: GuestValues) =>
 /** A row's custom columns over the stored ones (JSON as stored); the same text when nothing changes. */
 const mergeColumns = (stored: string | null, cells: ReadonlyArray<readonly [string, string]>): string | null => {
   if (cells.length === 0) return stored
-  const merged = stored === null ? emptyKeyed<ColumnValue>() : parseKeyed<ColumnValue>(stored)
+  const merged = stored === null ? emptyKeyed<ColumnValue>() : parseKeyed(stored, isColumnValues, "custom columns")
   let changed = false
   for (const [title, cell] of cells) {
     const current = Object.hasOwn(merged, title) ? merged[title] : undefined

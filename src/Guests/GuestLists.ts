@@ -17,6 +17,7 @@ import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { blankToNull, trimToNull } from "../Domain/Fields.js"
 import { nowIso } from "../Domain/Time.js"
+import { customColumnsOf } from "../Events/EventJson.js"
 import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { Forbidden, InvalidRequest, NotFound } from "../Domain/Errors.js"
@@ -234,7 +235,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     // untraced: the hottest write pays no span or stack capture (bench/RESULTS.md, issue 18)
     const update = Effect.fnUntraced(function*(caller: Caller, eventId: string, items: ReadonlyArray<GuestUpdate>) {
       const event = yield* events.find(caller, eventId)
-      const columns = new Set((JSON.parse(event.custom_columns) as Array<string>))
+      const columns = new Set(customColumnsOf(event))
       for (const [i, item] of items.entries()) {
         const unknown = Object.keys(item.customColumns ?? {}).find((title) => !columns.has(title))
         if (unknown !== undefined) {

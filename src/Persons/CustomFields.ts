@@ -7,6 +7,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { Ids } from "../Domain/Ids.js"
+import { arrayOf, isString, parseChecked, textFields } from "../Domain/JsonGuard.js"
 import { emptyKeyed } from "../Domain/Keyed.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, Issue } from "../Domain/Errors.js"
@@ -118,14 +119,21 @@ export const resolveChanges = (
   return { changes: [...changes.values()], issues }
 }
 
+// checked, not decoded: a page of persons renders these for every person (Domain/JsonGuard.ts)
+const isOptions = arrayOf(textFields("id", "value", "color"))
+const isOptionIds = arrayOf(isString)
+
+/** A multiselect value as stored: the JSON array of the chosen options' ids. */
+export const optionIdsOf = (stored: string): ReadonlyArray<string> => parseChecked(isOptionIds, stored, "multiselect value")
+
 /** One person's stored values (rows joined with their fields) as the API shows them. */
 export const render = (rows: ReadonlyArray<ValueRow>): RenderedFields => {
   const flat = emptyKeyed<string | ReadonlyArray<string>>()
   const detailed: Array<typeof CustomFieldDetailed.Type> = []
   for (const row of rows) {
     if (row.type === "multiselect") {
-      const options = JSON.parse(row.options ?? "[]") as ReadonlyArray<FieldOption>
-      const ids = JSON.parse(row.value) as ReadonlyArray<string>
+      const options = row.options === null ? [] : parseChecked(isOptions, row.options, "custom field options")
+      const ids = optionIdsOf(row.value)
       const values = ids.flatMap((id) => options.filter((o) => o.id === id).map((o) => o.value))
       flat[row.name] = values
       detailed.push({

@@ -9,6 +9,7 @@ import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, fromParseError, InvalidRequest, Issue, NotFound } from "../Domain/Errors.js"
+import { HistoryEntry } from "../Guests/Domain.js"
 import { GuestReads } from "../Guests/GuestReads.js"
 import { onUniqueViolation, orDieOnStorage } from "../SqlErrors.js"
 import { ContactsCsv } from "./ContactsCsv.js"
@@ -38,6 +39,8 @@ export type BulkResult =
 const emailTaken = (email: string) => new Conflict({ message: `An active person with email ${email} exists` })
 const notFound = (id: string) => new NotFound({ message: `Person ${id} not found` })
 const decodeUpdate = Schema.decodeUnknown(UpdatePerson, { errors: "all", onExcessProperty: "ignore" })
+/** A guest's RSVP history as the events-of-a-person query aggregates it (one person at a time: decoded). */
+const decodeHistory = Schema.decodeSync(Schema.parseJson(Schema.Array(HistoryEntry)))
 
 /** A change to an optional profile field: absent leaves it, `""` and null both clear it. */
 const clearedOrSet = (value: string | null | undefined) => (value === undefined ? undefined : blankToNull(value))
@@ -210,7 +213,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
           slug: link.slug,
           date: link.primary_date,
           rsvpStatus: link.rsvp_status,
-          rsvpStatusHistory: JSON.parse(link.history),
+          rsvpStatusHistory: decodeHistory(link.history),
           attendance: link.attendance_status
         }))
       }
