@@ -15,8 +15,8 @@ export interface DirectSqlShape {
   readonly first: <A>(statement: Statement.Statement<unknown>) => Effect.Effect<A | undefined, SqlError.SqlError>
   /** A write (INSERT, UPDATE, DELETE) answering nothing. */
   readonly run: (statement: Statement.Statement<unknown>) => Effect.Effect<void, SqlError.SqlError>
-  /** An `INSERT … RETURNING id` of one row; resolves to that id. */
-  readonly insert: (statement: Statement.Statement<unknown>) => Effect.Effect<number, SqlError.SqlError>
+  /** An `INSERT … RETURNING id` of one row; resolves to that id (a row id type of Domain/RowIds.ts, named by the caller). */
+  readonly insert: <Id extends number = number>(statement: Statement.Statement<unknown>) => Effect.Effect<Id, SqlError.SqlError>
   /**
    * Runs the reads of a stream (its `rows` and `first`) on one consistent, read-only snapshot of
    * the database, taken at its first read and held until the stream ends, fails or is interrupted:

@@ -132,7 +132,8 @@ export const make = (options: Options) =>
       rows,
       first: <A>(statement: Statement.Statement<unknown>) => Effect.map(rows<A>(statement), (found) => found[0]),
       run: (statement) => Effect.asVoid(rows(statement)),
-      insert: (statement) => Effect.map(rows<{ readonly id: number }>(statement), (found) => found[0]!.id),
+      insert: <Id extends number>(statement: Statement.Statement<unknown>) =>
+        Effect.map(rows<{ readonly id: Id }>(statement), (found) => found[0]!.id),
       snapshot,
       readTransaction,
       // other instances write the same rows: nothing read may be remembered

@@ -383,7 +383,8 @@ export const make = (options: Options) =>
       rows: read,
       first: <A>(statement: Statement.Statement<unknown>) => Effect.map(read<A>(statement), (rows) => rows[0]),
       run: (statement) => direct(statement, (prepared, params) => void prepared.run(...params), "write"),
-      insert: (statement) => direct(statement, (prepared, params) => (prepared.get(...params) as { readonly id: number }).id, "write"),
+      insert: <Id extends number>(statement: Statement.Statement<unknown>) =>
+        direct(statement, (prepared, params) => (prepared.get(...params) as { readonly id: Id }).id, "write"),
       snapshot,
       readTransaction: transaction("read"),
       externalVersion: () => (dataVersion ??= db.prepare("PRAGMA data_version").pluck()).get() as number,

@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
+import { EventRowId, rowIdColumn } from "../Domain/RowIds.js"
 import { likeContains } from "../Persons/Keys.js"
 
 const text = Schema.NullOr(Schema.String)
@@ -14,7 +15,7 @@ const text = Schema.NullOr(Schema.String)
 const likeAsTyped = (value: string) => `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 export const EventRow = Schema.Struct({
-  id: Schema.Number,
+  id: rowIdColumn.event,
   public_id: Schema.String,
   organization_id: Schema.Number,
   name: Schema.String,
@@ -54,7 +55,7 @@ export type EventRow = typeof EventRow.Type
 /** The writable columns of an event row. */
 export type EventColumns = Omit<EventRow, "id" | "public_id" | "organization_id" | "updated_at" | "calendar_sequence">
 
-const HostRow = Schema.Struct({ event_id: Schema.Number, public_id: Schema.String })
+const HostRow = Schema.Struct({ event_id: rowIdColumn.event, public_id: Schema.String })
 
 export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo", {
   effect: Effect.gen(function*() {
@@ -67,7 +68,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
     const byPublicId = ({ organizationId, publicId }: { organizationId: number; publicId: string }) =>
       one(sql`SELECT * FROM events WHERE public_id = ${publicId} AND organization_id = ${organizationId}`)
 
-    const byId = (id: number) => one(sql`SELECT * FROM events WHERE id = ${id}`)
+    const byId = (id: EventRowId) => one(sql`SELECT * FROM events WHERE id = ${id}`)
 
     const bySlug = (slug: string) => one(sql`SELECT * FROM events WHERE slug = ${slug}`)
 
@@ -143,16 +144,16 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
           created_at: at,
           updated_at: at
         })
-      } RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!["id"])))
+      } RETURNING id`.pipe(Effect.map((rows) => EventRowId(Number(rows[0]!["id"]))))
     }
 
-    const update = (id: number, changes: Partial<EventColumns>, at: string) =>
+    const update = (id: EventRowId, changes: Partial<EventColumns>, at: string) =>
       sql`UPDATE events SET ${sql.update({ ...changes, updated_at: at })} WHERE id = ${id}`
 
     /** One more calendar revision: what calendars show of the event changed. */
-    const reviseCalendar = (id: number) => sql`UPDATE events SET calendar_sequence = calendar_sequence + 1 WHERE id = ${id}`
+    const reviseCalendar = (id: EventRowId) => sql`UPDATE events SET calendar_sequence = calendar_sequence + 1 WHERE id = ${id}`
 
-    const hosts = (eventIds: ReadonlyArray<number>) =>
+    const hosts = (eventIds: ReadonlyArray<EventRowId>) =>
       eventIds.length === 0
         ? Effect.succeed<ReadonlyArray<typeof HostRow.Type>>([])
         : direct.rows<typeof HostRow.Type>(
@@ -161,7 +162,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
         )
 
     /** Replaces an event's hosts. */
-    const setHosts = (eventId: number, userIds: ReadonlyArray<number>) =>
+    const setHosts = (eventId: EventRowId, userIds: ReadonlyArray<number>) =>
       Effect.zipRight(
         sql`DELETE FROM event_hosts WHERE event_id = ${eventId}`,
         Effect.forEach(userIds, (userId) => sql`INSERT INTO event_hosts (event_id, user_id) VALUES (${eventId}, ${userId})`, {

@@ -17,6 +17,7 @@
  */
 import { RowErrors } from "../Csv/ImportReport.js"
 import { emptyKeyed, parseKeyed } from "../Domain/Keyed.js"
+import type { PersonRowId } from "../Domain/RowIds.js"
 import { importedColumns, type MatchRow } from "../Persons/PersonBatches.js"
 import { type ColumnValue, isColumnValues } from "./Domain.js"
 import { cellOfValue, type GuestInput } from "./GuestsCsvColumns.js"
@@ -136,7 +137,7 @@ const fillPerson = (
  */
 export const guestPlanner = (
   matches: ReadonlyMap<string, MatchRow>,
-  links: ReadonlyMap<number, ImportLinkRow>,
+  links: ReadonlyMap<PersonRowId, ImportLinkRow>,
   nameColumns: { readonly firstName: string; readonly lastName: string }
 ) => {
   const errors = new RowErrors()

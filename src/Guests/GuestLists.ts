@@ -15,6 +15,7 @@ import { type ChangeEntry, guestChange, personChange } from "../Changes/Domain.j
 import { DirectSql } from "../Db/DirectSql.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
+import type { GuestRowId, PersonRowId } from "../Domain/RowIds.js"
 import { blankToNull, trimToNull } from "../Domain/Fields.js"
 import { nowIso } from "../Domain/Time.js"
 import { customColumnsOf } from "../Events/EventJson.js"
@@ -97,7 +98,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         return renderGuests(rows, { event, role: caller.role, rsvpLink: origin.rsvpLink, payments: paid })
       })
 
-    const loadByIds = (caller: Caller, event: EventRow, guestIds: ReadonlyArray<number>) =>
+    const loadByIds = (caller: Caller, event: EventRow, guestIds: ReadonlyArray<GuestRowId>) =>
       Effect.gen(function*() {
         const rows = yield* repo.byIds(guestIds)
         const order = new Map(guestIds.map((id, i) => [id, i]))
@@ -162,8 +163,8 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       const at = yield* nowIso
       const newIds = yield* Effect.forEach(items, () => ids.uuid)
       return yield* Effect.gen(function*() {
-        const guestIds: Array<number> = []
-        const affected: Array<number> = []
+        const guestIds: Array<GuestRowId> = []
+        const affected: Array<GuestRowId> = []
         const created = new Set<string>()
         const filled = new Set<string>()
         const added: Array<ChangeEntry> = []
@@ -171,7 +172,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           const phone = blankToNull(item.phoneNumber)
           const company = blankToNull(item.company)
           const position = blankToNull(item.position)
-          let personId: number
+          let personId: PersonRowId
           let publicId: string
           if (item.personId !== undefined) {
             const found = yield* personWrites.idOf(caller.organizationId, item.personId)
@@ -199,7 +200,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           }
           // phoneNumber, company and position fill blanks only; existing values are never overwritten
           if (yield* personWrites.fillBlanks(personId, { company, position, phone }, at)) filled.add(publicId)
-          let guestId: number
+          let guestId: GuestRowId
           if (Option.isNone(link)) {
             guestId = yield* repo.insertLink(event.id, personId, at)
           } else {
@@ -250,8 +251,8 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         // the links as the batch goes, so several items for one guest build on each other
         const state = new Map([...links.values()].map((l) => [l.id, { ...l }]))
         const before = new Map([...links.values()].map((l) => [l.id, l]))
-        const guestIds: Array<number> = []
-        const affected = new Set<number>()
+        const guestIds: Array<GuestRowId> = []
+        const affected = new Set<GuestRowId>()
         for (const item of items) {
           const link = state.get(links.get(item.personId)!.id)!
           const changes = columnChanges(item, link)
@@ -299,7 +300,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       const event = yield* events.find(caller, eventId)
       const at = yield* nowIso
       return yield* Effect.gen(function*() {
-        const guestIds: Array<number> = []
+        const guestIds: Array<GuestRowId> = []
         const removed: Array<ChangeEntry> = []
         for (const [i, item] of items.entries()) {
           const personId = yield* personWrites.idOf(caller.organizationId, item.personId)
@@ -379,7 +380,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     const ensureInviteTokens = (
       organizationId: number,
       event: EventRow,
-      guests: ReadonlyArray<{ readonly gid: number; readonly public_id: string }>
+      guests: ReadonlyArray<{ readonly gid: GuestRowId; readonly public_id: string }>
     ) =>
       Effect.gen(function*() {
         const tokens = yield* repo.inviteTokens(guests.map((g) => g.gid))
@@ -401,7 +402,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
      * dietary restrictions and note, with a history entry by the guest (`eventPerson`, its personId).
      * Runs in the caller's transaction, which notifies and records the change.
      */
-    const recordAnswer = (guestId: number, personId: string, answer: RsvpAnswer, at: string) =>
+    const recordAnswer = (guestId: GuestRowId, personId: string, answer: RsvpAnswer, at: string) =>
       Effect.zipRight(
         repo.update(guestId, {
           rsvp_status: answer.rsvpStatus,

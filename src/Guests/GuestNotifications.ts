@@ -7,6 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import { AppConfig } from "../Config/AppConfig.js"
+import type { GuestRowId } from "../Domain/RowIds.js"
 import { Outbox } from "../Webhooks/Outbox.js"
 import type { GuestListChange } from "./Changes.js"
 import { eventPersonBody, type GuestSnapshot, guestListBody, snapshotOf } from "./GuestPayloads.js"
@@ -18,7 +19,7 @@ export class GuestNotifications extends Effect.Service<GuestNotifications>()("Co
 
     /** The change's guests by guest id. */
     const snapshotsOf = (change: GuestListChange) => {
-      const snapshots = new Map<number, GuestSnapshot>()
+      const snapshots = new Map<GuestRowId, GuestSnapshot>()
       change.rows.forEach((row, i) => snapshots.set(row.gid, snapshotOf(row, change.guests[i]!)))
       return snapshots
     }

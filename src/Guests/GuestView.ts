@@ -1,6 +1,7 @@
 /** Guests as the API shows them, from set-loaded rows: no query per guest. */
 import { arrayOf, isString, nullOr, parseChecked, struct, textFields } from "../Domain/JsonGuard.js"
 import { atLeast, type Role } from "../Domain/Role.js"
+import type { PersonRowId } from "../Domain/RowIds.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { type GuestPaymentFields, noPurchase } from "../Payments/GuestPayments.js"
 import { type Guest, isColumnValues, type QuestionResponse } from "./Domain.js"
@@ -34,7 +35,7 @@ export interface RenderOptions {
   readonly role: Role
   readonly rsvpLink: (slug: string | null, token: string | null) => string | null
   /** Payment fields per person id; only read for ticketed events and callers from Team Member up. */
-  readonly payments: Map<number, GuestPaymentFields> | undefined
+  readonly payments: Map<PersonRowId, GuestPaymentFields> | undefined
 }
 
 /** Whether the caller sees payment fields at all (below Team Member the payment keys are absent, not null). */

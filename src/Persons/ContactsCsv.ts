@@ -23,6 +23,7 @@ import type { RowError } from "../Csv/ImportReport.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
+import type { PersonRowId } from "../Domain/RowIds.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict } from "../Domain/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
@@ -94,7 +95,7 @@ export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/Contacts
           Effect.map(repo.activeByEmailKeys(organizationId, slice), (rows) => {
             for (const row of rows) matches.set(row.email_key, row)
           }))
-        const holders = new Map<number, Set<number>>()
+        const holders = new Map<number, Set<PersonRowId>>()
         if (withCustom) {
           yield* inSlices([...matches.values()].map((m) => m.id), MATCH_BATCH, (slice) =>
             Effect.map(customFields.storedValuesOf(slice), (values) => {

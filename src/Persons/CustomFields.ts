@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import { Ids } from "../Domain/Ids.js"
 import { arrayOf, isString, parseChecked, textFields } from "../Domain/JsonGuard.js"
 import { emptyKeyed } from "../Domain/Keyed.js"
+import type { PersonRowId } from "../Domain/RowIds.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, Issue } from "../Domain/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
@@ -220,25 +221,25 @@ export class CustomFields extends Effect.Service<CustomFields>()("Convene/Custom
     })
 
     /** Writes validated changes for one person (inside the caller's transaction). */
-    const apply = (personId: number, changes: ReadonlyArray<FieldChange>, at: string) =>
+    const apply = (personId: PersonRowId, changes: ReadonlyArray<FieldChange>, at: string) =>
       Effect.forEach(changes, (change) =>
         change.value === null
           ? repo.clearValue(personId, change.field.id)
           : Effect.flatMap(ids.uuid, (publicId) =>
             repo.setValue({ publicId, personId, fieldId: change.field.id, value: change.value!, at })), { discard: true })
 
-    const valuesOf = (personIds: ReadonlyArray<number>) => repo.values(personIds).pipe(Effect.orDie)
+    const valuesOf = (personIds: ReadonlyArray<PersonRowId>) => repo.values(personIds).pipe(Effect.orDie)
 
     /** Stored values of several persons by person, then field id (multiselect: a JSON array of option ids). */
-    const storedValuesOf = (personIds: ReadonlyArray<number>) =>
+    const storedValuesOf = (personIds: ReadonlyArray<PersonRowId>) =>
       Effect.map(repo.storedValues(personIds), (rows) => {
-        const byPerson = new Map<number, Map<number, string>>()
+        const byPerson = new Map<PersonRowId, Map<number, string>>()
         for (const row of rows) {
           const values = byPerson.get(row.person_id)
           if (values === undefined) byPerson.set(row.person_id, new Map([[row.field_id, row.value]]))
           else values.set(row.field_id, row.value)
         }
-        return byPerson as ReadonlyMap<number, ReadonlyMap<number, string>>
+        return byPerson as ReadonlyMap<PersonRowId, ReadonlyMap<number, string>>
       })
 
     /** Writes validated values (inside the caller's transaction) where persons have none yet. */

@@ -10,6 +10,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type { PersonRowId } from "../Domain/RowIds.js"
 import type { FilledPerson, FirstPhone, ImportedPerson, RowBatch } from "./PersonBatches.js"
 import { PersonsRepo } from "./PersonsRepo.js"
 
@@ -69,7 +70,7 @@ export class PersonWrites extends Effect.Service<PersonWrites>()("Convene/Person
       })
 
     /** Fills the person's blank company, position and phone; answers whether it filled anything. */
-    const fillBlanks = (personId: number, fills: BlankFills, at: string) =>
+    const fillBlanks = (personId: PersonRowId, fills: BlankFills, at: string) =>
       Effect.gen(function*() {
         let filled = yield* repo.fillCompanyAndPosition(personId, fills.company, fills.position, at)
         if (fills.phone !== null && !(yield* repo.hasPhone(personId))) {

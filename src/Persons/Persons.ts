@@ -7,6 +7,7 @@ import { Changes } from "../Changes/Changes.js"
 import { personChange } from "../Changes/Domain.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
+import type { PersonRowId } from "../Domain/RowIds.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, fromParseError, InvalidRequest, Issue, NotFound } from "../Domain/Errors.js"
 import { HistoryEntry } from "../Guests/Domain.js"
@@ -58,7 +59,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
     /** Persons with their flat custom fields, loaded in one query for the whole page. */
     const page = (rows: ReadonlyArray<PersonRow>) =>
       Effect.map(customFields.valuesOf(rows.map((r) => r.id)), (values) => {
-        const byPerson = new Map<number, Array<(typeof values)[number]>>()
+        const byPerson = new Map<PersonRowId, Array<(typeof values)[number]>>()
         for (const value of values) {
           const list = byPerson.get(value.person_id)
           if (list === undefined) byPerson.set(value.person_id, [value])

@@ -12,10 +12,11 @@ import { activePersonByEmail } from "./BatchJoins.js"
 import { nameKeyOf, TRIGRAM } from "./Keys.js"
 import { type FilledPerson, type FirstPhone, type ImportedPerson, importedColumns, type MatchRow, type RowBatch } from "./PersonBatches.js"
 import { emailKeyOf } from "../Domain/Fields.js"
+import { PersonRowId, rowIdColumn } from "../Domain/RowIds.js"
 import type { SmsConsentValue } from "./Domain.js"
 
 export const PersonRow = Schema.Struct({
-  id: Schema.Number,
+  id: rowIdColumn.person,
   public_id: Schema.String,
   first_name: Schema.String,
   last_name: Schema.String,
@@ -214,17 +215,17 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
           created_at: row.createdAt,
           updated_at: row.createdAt
         })
-      } RETURNING id`.pipe(direct.insert)
+      } RETURNING id`.pipe(direct.insert<PersonRowId>)
 
     /** The row id of the organization's person with this public id (archived ones included), if any. */
     const idByPublicId = (organizationId: number, publicId: string) =>
       Effect.map(
-        direct.first<{ id: number }>(sql`SELECT id FROM persons WHERE public_id = ${publicId} AND organization_id = ${organizationId}`),
+        direct.first<{ id: PersonRowId }>(sql`SELECT id FROM persons WHERE public_id = ${publicId} AND organization_id = ${organizationId}`),
         (row) => row?.id
       )
 
     /** company and position only where the person has none yet; answers whether it filled anything. */
-    const fillCompanyAndPosition = (personId: number, company: string | null, position: string | null, at: string) =>
+    const fillCompanyAndPosition = (personId: PersonRowId, company: string | null, position: string | null, at: string) =>
       Effect.map(
         direct.rows(sql`UPDATE persons SET company = coalesce(company, ${company}), position = coalesce(position, ${position}),
               updated_at = ${at}
@@ -234,21 +235,21 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       )
 
     /** Sets the given columns (the caller keeps `email_key` and `name_key` in step). */
-    const update = (id: number, changes: Record<string, string | null>, updatedAt: string) =>
+    const update = (id: PersonRowId, changes: Record<string, string | null>, updatedAt: string) =>
       direct.run(sql`UPDATE persons SET ${sql.update({ ...changes, updated_at: updatedAt })} WHERE id = ${id}`)
 
-    const setArchived = (id: number, archivedAt: string | null, updatedAt: string) =>
+    const setArchived = (id: PersonRowId, archivedAt: string | null, updatedAt: string) =>
       direct.run(sql`UPDATE persons SET archived_at = ${archivedAt}, updated_at = ${updatedAt} WHERE id = ${id}`)
 
     /** Makes `number` the person's preferred phone, adding it when new. */
-    const setPreferredPhone = (personId: number, number: string, createdAt: string) =>
+    const setPreferredPhone = (personId: PersonRowId, number: string, createdAt: string) =>
       Effect.zipRight(
         direct.run(sql`UPDATE phones SET is_preferred = 0 WHERE person_id = ${personId} AND is_preferred = 1`),
         direct.run(sql`INSERT INTO phones (person_id, number, is_preferred, created_at) VALUES (${personId}, ${number}, 1, ${createdAt})
             ON CONFLICT (person_id, number) DO UPDATE SET is_preferred = 1`)
       )
 
-    const hasPhone = (personId: number) =>
+    const hasPhone = (personId: PersonRowId) =>
       Effect.map(direct.first(sql`SELECT 1 AS found FROM phones WHERE person_id = ${personId} LIMIT 1`), (row) => row !== undefined)
 
     /** Up to `size` persons after `after`, active or archived ones, in creation order. */
@@ -308,7 +309,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       persons.size === 0
         ? Effect.succeed(0)
         : Effect.map(
-          direct.rows<{ readonly id: number }>(sql`UPDATE persons SET
+          direct.rows<{ readonly id: PersonRowId }>(sql`UPDATE persons SET
               ${sql.csv(importedColumns.map((column, i) => sql`${sql.literal(`${column} = coalesce(persons.${column}, `)}${d.at(i + 2)})`))},
               updated_at = ${at}
             FROM ${d.rows(persons.json)}
