@@ -1,8 +1,9 @@
 /**
  * Row ids (src/Domain/RowIds.ts) are told apart by the compiler: code that passes an event's row id
- * where a person's is expected, a guest link's where an event's is, or a bare number where any of
- * them is, does not compile against the repositories, and the same calls with the right ids do. A
- * snippet is type-checked with the project's own compiler options, as `tsc` checks the service.
+ * where a person's or an organization's is expected, a guest link's where an event's is, or a bare
+ * number where any of them is, does not compile against the repositories, and the same calls with
+ * the right ids do. A snippet is type-checked with the project's own compiler options, as `tsc`
+ * checks the service.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -32,11 +33,14 @@ const lines: ReadonlyArray<readonly [code: string, wrong?: "wrong"]> = [
   ["persons.setArchived(1, null, '')", "wrong"],
   ["persons.setArchived(PersonRowId(1), null, '')"],
   ["payments.ofPersons(event.id, [guest.person_id])"],
-  ["payments.ofPersons(event.id, [guest.gid])", "wrong"]
+  ["payments.ofPersons(event.id, [guest.gid])", "wrong"],
+  ["persons.idByPublicId(event.organization_id, person.public_id)"],
+  ["persons.idByPublicId(event.id, person.public_id)", "wrong"],
+  ["persons.idByPublicId(7, person.public_id)", "wrong"]
 ]
 
 describe("row ids", () => {
-  it("an event's, a person's and a guest link's row ids are not interchangeable, nor a bare number", () => {
+  it("an organization's, an event's, a person's and a guest link's row ids are not interchangeable, nor a bare number", () => {
     const dir = mkdtempSync(join(root, "test", ".row-ids-"))
     try {
       const file = join(dir, "snippet.ts")

@@ -1,6 +1,7 @@
 /**
- * Internal row ids: the `id` keys the database gives persons, events and guests (their
- * `event_guests` rows), which the service passes around beside the public UUIDs of the API. Each
+ * Internal row ids: the `id` keys the database gives organizations, persons, events and guests
+ * (their `event_guests` rows), which the service passes around beside the public UUIDs and slugs
+ * of the API. Each
  * is a number with a brand of its own, so that an event's row id cannot be passed where a
  * person's is expected, nor a public id where a row id is.
  *
@@ -19,6 +20,10 @@ export const PersonRowId = Brand.nominal<PersonRowId>()
 export type EventRowId = number & Brand.Brand<"EventRowId">
 export const EventRowId = Brand.nominal<EventRowId>()
 
+/** `organizations.id`: the tenant every other row belongs to. */
+export type OrganizationRowId = number & Brand.Brand<"OrganizationRowId">
+export const OrganizationRowId = Brand.nominal<OrganizationRowId>()
+
 /** `event_guests.id`: one person on one event's guest list. */
 export type GuestRowId = number & Brand.Brand<"GuestRowId">
 export const GuestRowId = Brand.nominal<GuestRowId>()
@@ -27,5 +32,6 @@ export const GuestRowId = Brand.nominal<GuestRowId>()
 export const rowIdColumn = {
   person: Schema.Number.pipe(Schema.fromBrand(PersonRowId)),
   event: Schema.Number.pipe(Schema.fromBrand(EventRowId)),
-  guest: Schema.Number.pipe(Schema.fromBrand(GuestRowId))
+  guest: Schema.Number.pipe(Schema.fromBrand(GuestRowId)),
+  organization: Schema.Number.pipe(Schema.fromBrand(OrganizationRowId))
 }

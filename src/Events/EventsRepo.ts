@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
-import { EventRowId, rowIdColumn } from "../Domain/RowIds.js"
+import { EventRowId, type OrganizationRowId, rowIdColumn } from "../Domain/RowIds.js"
 import { likeContains } from "../Persons/Keys.js"
 
 const text = Schema.NullOr(Schema.String)
@@ -17,7 +17,7 @@ const likeAsTyped = (value: string) => `%${value.replace(/[\\%_]/g, (c) => `\\${
 export const EventRow = Schema.Struct({
   id: rowIdColumn.event,
   public_id: Schema.String,
-  organization_id: Schema.Number,
+  organization_id: rowIdColumn.organization,
   name: Schema.String,
   slug: text,
   /** as given, with its offset */
@@ -65,7 +65,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
     const likeAsTypedOperator = sql.literal(d.name === "pg" ? "ILIKE" : "LIKE")
     const one = (statement: Statement.Statement<unknown>) => Effect.map(direct.first<EventRow>(statement), Option.fromNullable)
 
-    const byPublicId = ({ organizationId, publicId }: { organizationId: number; publicId: string }) =>
+    const byPublicId = ({ organizationId, publicId }: { organizationId: OrganizationRowId; publicId: string }) =>
       one(sql`SELECT * FROM events WHERE public_id = ${publicId} AND organization_id = ${organizationId}`)
 
     const byId = (id: EventRowId) => one(sql`SELECT * FROM events WHERE id = ${id}`)
@@ -73,7 +73,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
     const bySlug = (slug: string) => one(sql`SELECT * FROM events WHERE slug = ${slug}`)
 
     const list = ({ from, hostUserId, limit, organizationId, skip }: {
-      organizationId: number
+      organizationId: OrganizationRowId
       hostUserId: number | null
       from: string | null
       limit: number
@@ -93,7 +93,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
 
     /** The dashboard's browse: upcoming (from `now`) or past events of an organization, by name. */
     interface Browse {
-      readonly organizationId: number
+      readonly organizationId: OrganizationRowId
       readonly now: string
       readonly past: boolean
       readonly name: string
@@ -121,7 +121,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
       Effect.map(direct.first<{ total: number }>(sql`SELECT count(*) AS total FROM events e ${browseWhere(filter)}`), (row) => row?.total ?? 0)
 
     /** The time zone most of an organization's events are in, if it has any. */
-    const usualTimezone = (organizationId: number) =>
+    const usualTimezone = (organizationId: OrganizationRowId) =>
       Effect.map(
         direct.first<{ timezone: string }>(
           sql`SELECT timezone FROM events WHERE organization_id = ${organizationId}
@@ -133,7 +133,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
     const slugTaken = (slug: string) =>
       Effect.map(direct.first(sql`SELECT 1 AS taken FROM events WHERE slug = ${slug}`), (row) => row !== undefined)
 
-    const insert = (row: EventColumns & { publicId: string; organizationId: number; createdBy: number | null; at: string }) => {
+    const insert = (row: EventColumns & { publicId: string; organizationId: OrganizationRowId; createdBy: number | null; at: string }) => {
       const { at, createdBy, organizationId, publicId, ...columns } = row
       return sql`INSERT INTO events ${
         sql.insert({
@@ -171,7 +171,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
       )
 
     /** Members of the organization by public user id. */
-    const memberIds = (organizationId: number, publicIds: ReadonlyArray<string>) =>
+    const memberIds = (organizationId: OrganizationRowId, publicIds: ReadonlyArray<string>) =>
       publicIds.length === 0
         ? Effect.succeed(new Map<string, number>())
         : sql`SELECT u.id, u.public_id FROM users u JOIN memberships m ON m.user_id = u.id

@@ -15,7 +15,7 @@ import { type ChangeEntry, guestChange, personChange } from "../Changes/Domain.j
 import { DirectSql } from "../Db/DirectSql.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
-import type { GuestRowId, PersonRowId } from "../Domain/RowIds.js"
+import type { GuestRowId, OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
 import { blankToNull, trimToNull } from "../Domain/Fields.js"
 import { nowIso } from "../Domain/Time.js"
 import { customColumnsOf } from "../Events/EventJson.js"
@@ -378,7 +378,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
      * is a change of the guest (its `rsvpLink`). Runs in the caller's transaction.
      */
     const ensureInviteTokens = (
-      organizationId: number,
+      organizationId: OrganizationRowId,
       event: EventRow,
       guests: ReadonlyArray<{ readonly gid: GuestRowId; readonly public_id: string }>
     ) =>

@@ -31,7 +31,7 @@ import type { RowError } from "../Csv/ImportReport.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import type { Caller } from "../Domain/Caller.js"
-import type { EventRowId, GuestRowId, PersonRowId } from "../Domain/RowIds.js"
+import type { EventRowId, GuestRowId, OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Events } from "../Events/Events.js"
@@ -183,7 +183,7 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
     })
 
     /** The active contacts of these rows' emails (by email key), and their guest links on the event (by person id). */
-    const matchRows = (organizationId: number, eventId: EventRowId, inputs: ReadonlyArray<GuestInput>) =>
+    const matchRows = (organizationId: OrganizationRowId, eventId: EventRowId, inputs: ReadonlyArray<GuestInput>) =>
       Effect.gen(function*() {
         const keys = [...new Set(inputs.map((input) => input.emailKey))]
         const matches = new Map<string, MatchRow>()

@@ -11,7 +11,7 @@ import { DirectSql } from "../Db/DirectSql.js"
 import { AttendanceStatus, SmsConsent } from "./Domain.js"
 import { likeContains } from "../Persons/Keys.js"
 import { emailKeyOf } from "../Domain/Fields.js"
-import { type EventRowId, GuestRowId, PersonRowId, rowIdColumn } from "../Domain/RowIds.js"
+import { type EventRowId, GuestRowId, type OrganizationRowId, PersonRowId, rowIdColumn } from "../Domain/RowIds.js"
 
 const text = Schema.NullOr(Schema.String)
 
@@ -301,7 +301,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
      * cost follows the number of persons named, not the length of the list (walking the list's
      * index instead cost 20 ms for one guest of a 100,000-guest list).
      */
-    const activeLinks = (eventId: EventRowId, organizationId: number, personPublicIds: ReadonlyArray<string>) =>
+    const activeLinks = (eventId: EventRowId, organizationId: OrganizationRowId, personPublicIds: ReadonlyArray<string>) =>
       sql`SELECT g.id, g.person_id, g.rsvp_status, g.attendance_status, g.dietary_restrictions, g.rsvp_note,
             g.custom_columns, g.removed_at, p.public_id
           FROM event_guests g JOIN persons p ON p.id = g.person_id
@@ -357,7 +357,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
         )
 
     /** A person's events (active links only), by event date: their `eventHistory`. */
-    const eventsOfPerson = ({ organizationId, personId }: { personId: PersonRowId; organizationId: number }) =>
+    const eventsOfPerson = ({ organizationId, personId }: { personId: PersonRowId; organizationId: OrganizationRowId }) =>
       direct.rows<{
         readonly gid: GuestRowId
         readonly public_id: string
@@ -428,7 +428,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
             ${crossJoin} event_guests g ON g.event_id = ${eventId} AND g.person_id = j.value`)
 
     /** The guest ids of the active persons with these email keys on an event. */
-    const guestIdsByEmailKeys = (eventId: EventRowId, organizationId: number, emailKeys: ReadonlyArray<string>) =>
+    const guestIdsByEmailKeys = (eventId: EventRowId, organizationId: OrganizationRowId, emailKeys: ReadonlyArray<string>) =>
       emailKeys.length === 0
         ? Effect.succeed<ReadonlyArray<{ readonly email_key: string; readonly id: GuestRowId }>>([])
         : direct.rows<{ readonly email_key: string; readonly id: GuestRowId }>(sql`SELECT p.email_key, g.id
@@ -447,7 +447,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
      * Answers how many it put there: fewer than given means a person was archived meanwhile. A
      * person put on the list meanwhile fails it with a unique-key violation.
      */
-    const insertLinksMany = (eventId: EventRowId, organizationId: number, links: LinkBatch<NewLink>, at: string) =>
+    const insertLinksMany = (eventId: EventRowId, organizationId: OrganizationRowId, links: LinkBatch<NewLink>, at: string) =>
       links.size === 0
         ? Effect.succeed(0)
         : touched(sql`INSERT INTO event_guests (event_id, person_id, rsvp_status, attendance_status, dietary_restrictions,
@@ -494,7 +494,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
      */
     const addHistoryMany = (
       eventId: EventRowId,
-      organizationId: number,
+      organizationId: OrganizationRowId,
       actor: { readonly type: string; readonly id: string },
       entries: LinkBatch<NewHistory>,
       at: string

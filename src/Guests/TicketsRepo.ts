@@ -2,7 +2,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { DirectSql } from "../Db/DirectSql.js"
-import type { EventRowId, GuestRowId } from "../Domain/RowIds.js"
+import type { EventRowId, GuestRowId, OrganizationRowId } from "../Domain/RowIds.js"
 
 /** Whom a ticket code belongs to: the guest link, its event and organization. */
 export interface TicketHolder {
@@ -14,7 +14,7 @@ export interface TicketHolder {
   readonly person_public_id: string
   readonly event_id: EventRowId
   readonly event_name: string
-  readonly organization_id: number
+  readonly organization_id: OrganizationRowId
 }
 
 export class TicketsRepo extends Effect.Service<TicketsRepo>()("Convene/TicketsRepo", {

@@ -7,7 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
-import type { EventRowId, GuestRowId, PersonRowId } from "../Domain/RowIds.js"
+import type { EventRowId, GuestRowId, OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
 
 /** A guest an invitation may go to. */
 export interface RecipientRow {
@@ -42,7 +42,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
     const recipientColumns = sql.literal(`g.id AS gid, g.person_id, p.public_id, p.first_name, p.last_name, p.email`)
 
     /** The guests of the list among these persons (by public id, of the organization), in list order. */
-    const guestsByPersonIds = (eventId: EventRowId, organizationId: number, personIds: ReadonlyArray<string>) =>
+    const guestsByPersonIds = (eventId: EventRowId, organizationId: OrganizationRowId, personIds: ReadonlyArray<string>) =>
       direct.rows<RecipientRow>(
         // from the named persons to their links by the (event, person) key: the cost follows the
         // persons named, not the length of the list
@@ -73,7 +73,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
 
     const insert = (row: {
       readonly publicId: string
-      readonly organizationId: number
+      readonly organizationId: OrganizationRowId
       readonly eventId: EventRowId
       readonly personId: PersonRowId
       readonly deliveryId: number

@@ -23,7 +23,7 @@ import type { RowError } from "../Csv/ImportReport.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
-import type { PersonRowId } from "../Domain/RowIds.js"
+import type { OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict } from "../Domain/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
@@ -87,7 +87,7 @@ export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/Contacts
     })
 
     /** The active persons of these rows' emails, by email key, and which of them hold a value, by custom field id. */
-    const matchRows = (organizationId: number, inputs: ReadonlyArray<RowInput>, withCustom: boolean) =>
+    const matchRows = (organizationId: OrganizationRowId, inputs: ReadonlyArray<RowInput>, withCustom: boolean) =>
       Effect.gen(function*() {
         const keys = [...new Set(inputs.map((input) => input.emailKey))]
         const matches = new Map<string, MatchRow>()
@@ -119,7 +119,7 @@ export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/Contacts
      * a person created meanwhile, or a matched person archived (or given another email) meanwhile.
      * The created and filled persons are recorded in the change feed, set-based, at its end.
      */
-    const writePlan = (organizationId: number, plan: Plan) =>
+    const writePlan = (organizationId: OrganizationRowId, plan: Plan) =>
       Effect.gen(function*() {
         const at = yield* nowIso
         const createdIds: Array<string> = []

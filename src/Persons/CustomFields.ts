@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import { Ids } from "../Domain/Ids.js"
 import { arrayOf, isString, parseChecked, textFields } from "../Domain/JsonGuard.js"
 import { emptyKeyed } from "../Domain/Keyed.js"
-import type { PersonRowId } from "../Domain/RowIds.js"
+import type { OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, Issue } from "../Domain/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
@@ -165,7 +165,7 @@ export class CustomFields extends Effect.Service<CustomFields>()("Convene/Custom
     const repo = yield* CustomFieldsRepo
     const ids = yield* Ids
 
-    const definitions = (organizationId: number): Effect.Effect<Definitions> =>
+    const definitions = (organizationId: OrganizationRowId): Effect.Effect<Definitions> =>
       Effect.gen(function*() {
         const [fields, options] = yield* Effect.all([repo.fields(organizationId), repo.options(organizationId)])
         const all = fields.map((field): FieldDef => ({
@@ -185,10 +185,10 @@ export class CustomFields extends Effect.Service<CustomFields>()("Convene/Custom
         }
       }).pipe(Effect.orDie)
 
-    const list = (organizationId: number) =>
+    const list = (organizationId: OrganizationRowId) =>
       Effect.map(definitions(organizationId), (d) => d.all.map(toDefinition))
 
-    const create = Effect.fn("CustomFields.create")(function*(organizationId: number, input: CreateCustomField) {
+    const create = Effect.fn("CustomFields.create")(function*(organizationId: OrganizationRowId, input: CreateCustomField) {
       const options = input.options ?? []
       if (input.fieldType !== "multiselect" && options.length > 0) {
         return yield* InvalidRequest.at("options", "only multiselect fields have options")
@@ -243,7 +243,7 @@ export class CustomFields extends Effect.Service<CustomFields>()("Convene/Custom
       })
 
     /** Writes validated values (inside the caller's transaction) where persons have none yet. */
-    const fillMany = (organizationId: number, values: RowBatch<NewValue>, at: string) => repo.fillValuesMany(organizationId, values, at)
+    const fillMany = (organizationId: OrganizationRowId, values: RowBatch<NewValue>, at: string) => repo.fillValuesMany(organizationId, values, at)
 
     return { definitions, list, create, apply, valuesOf, storedValuesOf, fillMany } as const
   }),

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
-import { PersonRowId, rowIdColumn } from "../Domain/RowIds.js"
+import { type OrganizationRowId, PersonRowId, rowIdColumn } from "../Domain/RowIds.js"
 import { activePersonByEmail } from "./BatchJoins.js"
 import type { RowBatch } from "./PersonBatches.js"
 import { FieldType } from "./Domain.js"
@@ -83,7 +83,7 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
             JOIN custom_fields f ON f.id = o.field_id WHERE f.organization_id = ${organizationId} ORDER BY o.id`
     })
 
-    const insertField = (row: { publicId: string; organizationId: number; name: string; type: FieldType; at: string }) =>
+    const insertField = (row: { publicId: string; organizationId: OrganizationRowId; name: string; type: FieldType; at: string }) =>
       sql`INSERT INTO custom_fields (public_id, organization_id, name, name_key, type, created_at)
           VALUES (${row.publicId}, ${row.organizationId}, ${row.name}, ${row.name.toLowerCase()}, ${row.type}, ${row.at})
           RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!["id"])))
@@ -129,7 +129,7 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
      * Sets values of active persons (by email key) in one statement, only where the person has none
      * for the field yet (each person found by its email's index: BatchJoins.ts).
      */
-    const fillValuesMany = (organizationId: number, values: RowBatch<NewValue>, at: string) =>
+    const fillValuesMany = (organizationId: OrganizationRowId, values: RowBatch<NewValue>, at: string) =>
       values.size === 0
         ? Effect.void
         : Effect.asVoid(direct.run(

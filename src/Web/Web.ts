@@ -26,6 +26,7 @@ import { PublicOrigin } from "../PublicOrigin.js"
 import { rateLimitHeaders } from "../RateLimit/Headers.js"
 import { RateLimiter } from "../RateLimit/RateLimiter.js"
 import { POOL_BUSY, poolTimedOut } from "../SqlErrors.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 import { Assets } from "./Assets.js"
 import { type FlashView, type Member, MessagePage, type Site } from "./Html.js"
 import { Sessions, type WebSession } from "../Auth/Sessions.js"
@@ -54,7 +55,7 @@ export const pageHeaders: Readonly<Record<string, string>> = {
 }
 
 export interface Organization {
-  readonly id: number
+  readonly id: OrganizationRowId
   readonly slug: string
   readonly name: string
   readonly role: Role
