@@ -3,7 +3,7 @@
  * small pool (`DATABASE_POOL_SIZE`), of which the outbox's lease slot holds one for good, and
  * another client of the database holding the write lock (a long import elsewhere) or a table
  * lock (slow statements):
- * - writers queued behind the lock take one connection between them, and reads go on with the
+ * - writers queued behind the lock take two connections between them, and reads go on with the
  *   rest: a person, a plain search (a read transaction), an idempotent replay (its key is read
  *   without the write lock); the writes commit once the lock is free;
  * - when every connection stays busy, a request answers 503 `unavailable` after
@@ -46,8 +46,8 @@ describe("DATABASE_POOL_SIZE and DATABASE_ACQUIRE_TIMEOUT", () => {
     Effect.gen(function*() {
       const bad = (env: Record<string, string>) =>
         configFrom({ ...testEnvironment("/tmp/x.db"), ...env }).pipe(Effect.flip, Effect.catchAllDefect((d) => Effect.succeed(String(d))), Effect.map(String))
-      expect(yield* bad({ DATABASE_POOL_SIZE: "2" })).toContain("DATABASE_POOL_SIZE must be an integer from 3 to 1000 (got \"2\")")
-      expect(yield* bad({ DATABASE_POOL_SIZE: "many" })).toContain("DATABASE_POOL_SIZE must be an integer from 3 to 1000")
+      expect(yield* bad({ DATABASE_POOL_SIZE: "3" })).toContain("DATABASE_POOL_SIZE must be an integer from 4 to 1000 (got \"3\")")
+      expect(yield* bad({ DATABASE_POOL_SIZE: "many" })).toContain("DATABASE_POOL_SIZE must be an integer from 4 to 1000")
       expect(yield* bad({ DATABASE_ACQUIRE_TIMEOUT: "0s" })).toContain("DATABASE_ACQUIRE_TIMEOUT must be a duration")
       const config = yield* configFrom({ ...testEnvironment("/tmp/x.db"), DATABASE_POOL_SIZE: "25", DATABASE_ACQUIRE_TIMEOUT: "2 seconds" })
       expect(config.databasePool.size).toBe(25)
@@ -56,9 +56,9 @@ describe("DATABASE_POOL_SIZE and DATABASE_ACQUIRE_TIMEOUT", () => {
 })
 
 describe.runIf(onPostgres)("PostgreSQL's pool under pressure", () => {
-  // three connections: the lease slot's, one for writers, one left for everything else
-  layer(testServer({ DATABASE_POOL_SIZE: "3", DATABASE_ACQUIRE_TIMEOUT: "2 seconds" }), { excludeTestServices: true })("writers behind the write lock", (it) => {
-    it.scoped("take one connection between them: reads, a plain search and an idempotent replay still answer", () =>
+  // four connections: the lease slot's, two for writers, one left for everything else
+  layer(testServer({ DATABASE_POOL_SIZE: "4", DATABASE_ACQUIRE_TIMEOUT: "2 seconds" }), { excludeTestServices: true })("writers behind the write lock", (it) => {
+    it.scoped("take two connections between them: reads, a plain search and an idempotent replay still answer", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
         const personId = yield* createPerson(server)
@@ -74,7 +74,7 @@ describe.runIf(onPostgres)("PostgreSQL's pool under pressure", () => {
         const importer = yield* outsider
         yield* query(importer, "BEGIN")
         yield* query(importer, `SELECT pg_advisory_xact_lock(${WRITE_LOCK})`)
-        const writers = yield* Effect.forEach([1, 2, 3], (i) =>
+        const writers = yield* Effect.forEach([1, 2, 3, 4], (i) =>
           Effect.fork(server.request("POST", "/person", { body: { firstName: "Queued", lastName: String(i), email: uniqueEmail("queued") } })))
         yield* Effect.sleep("500 millis")
 
@@ -97,17 +97,17 @@ describe.runIf(onPostgres)("PostgreSQL's pool under pressure", () => {
       }), 30_000)
   })
 
-  layer(testServer({ DATABASE_POOL_SIZE: "3", DATABASE_ACQUIRE_TIMEOUT: "1 second" }), { excludeTestServices: true })("every connection busy", (it) => {
+  layer(testServer({ DATABASE_POOL_SIZE: "4", DATABASE_ACQUIRE_TIMEOUT: "1 second" }), { excludeTestServices: true })("every connection busy", (it) => {
     it.scoped("a request answers 503 unavailable after DATABASE_ACQUIRE_TIMEOUT, not never; the service recovers", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
         const personId = yield* createPerson(server)
-        // slow statements: another client locks the persons table, and two reads of a person
-        // each hold a connection while they wait for it (the lease slot holds the third)
+        // slow statements: another client locks the persons table, and three reads of a person
+        // each hold a connection while they wait for it (the lease slot holds the fourth)
         const locker = yield* outsider
         yield* query(locker, "BEGIN")
         yield* query(locker, "LOCK TABLE persons IN ACCESS EXCLUSIVE MODE")
-        const stuck = yield* Effect.forEach([1, 2], () => Effect.fork(server.request("GET", `/person/${personId}`)))
+        const stuck = yield* Effect.forEach([1, 2, 3], () => Effect.fork(server.request("GET", `/person/${personId}`)))
         yield* Effect.sleep("500 millis")
 
         const refused = yield* timed(server.request("GET", "/event"))

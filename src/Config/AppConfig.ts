@@ -209,8 +209,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   databasePath: Env.string("DATABASE_PATH", "./data/convene.db"),
   databaseUrl,
   databasePool: Config.all({
-    // one connection is the outbox's for good, one at most waits for the write lock: reads need a third
-    size: Env.integer("DATABASE_POOL_SIZE", 10, 3, 1000),
+    // one connection is the outbox's for good and two at most are writers' (Db/Postgres.ts): reads need a fourth
+    size: Env.integer("DATABASE_POOL_SIZE", 10, 4, 1000),
     acquireTimeout: Env.duration("DATABASE_ACQUIRE_TIMEOUT", "5 seconds")
   }),
   publicBaseUrl,
