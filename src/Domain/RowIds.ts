@@ -1,9 +1,8 @@
 /**
  * Internal row ids: the `id` keys the database gives organizations, persons, events and guests
  * (their `event_guests` rows), which the service passes around beside the public UUIDs and slugs
- * of the API. Each
- * is a number with a brand of its own, so that an event's row id cannot be passed where a
- * person's is expected, nor a public id where a row id is.
+ * of the API. Each is a number with a brand of its own, so that an event's row id cannot be passed
+ * where a person's or an organization's is expected, nor a bare number where any of them is.
  *
  * Brands are types only. Rows come back from the database typed by their repository (no decode
  * per row), with these types on their key columns; a row id made elsewhere (an INSERT's RETURNING,
