@@ -3,8 +3,9 @@
  * `DATABASE_URL` is set, with the migrations in `migrations/pg/`; else the embedded SQLite file at
  * `DATABASE_PATH` in WAL mode with foreign keys on, with the migrations in `migrations/`. Both sets
  * are numbered the same and produce the same logical schema (test/schema-engines.test.ts); they
- * are applied at start by the `@effect/sql` Migrator, which holds a lock while it runs, so
- * instances starting together on one PostgreSQL database migrate it once.
+ * are applied at start by the `@effect/sql` Migrator. On PostgreSQL, instances starting together
+ * on one database migrate it one at a time under an advisory lock (`runPgMigrations`), so the
+ * first migrates it and the others find it done.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
@@ -38,15 +39,35 @@ const SqliteSchema = Layer.scopedDiscard(Effect.gen(function*() {
   yield* Effect.addFinalizer(() => Effect.ignore(sql`PRAGMA wal_checkpoint(TRUNCATE)`))
 }).pipe(Effect.orDie))
 
-const PgSchema = Layer.effectDiscard(
-  PgMigrator.run({ loader: PgMigrator.fromFileSystem(pgMigrationsDirectory) }).pipe(Effect.orDie)
-)
+/** The advisory lock held around PostgreSQL's migrations ("CONVMIG" in ASCII, one bigint, apart from the write lock). */
+export const MIGRATION_LOCK = 0x434f4e564d4947
+
+/**
+ * PostgreSQL's migrations, one process at a time. The Migrator locks its table while it runs, but
+ * creates that table first, outside any lock: two processes starting at once on an empty database
+ * both find it missing and both create it, and one of them fails. So the whole run holds a
+ * session advisory lock, taken on a connection reserved for it and released with it (PostgreSQL
+ * releases it too if the process dies meanwhile); the others wait for it, then find nothing to do.
+ */
+export const runPgMigrations = Effect.scoped(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const connection = yield* sql.reserve
+  yield* connection.executeRaw(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`, [])
+  yield* Effect.addFinalizer(() => Effect.ignore(connection.executeRaw(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`, [])))
+  return yield* PgMigrator.run({ loader: PgMigrator.fromFileSystem(pgMigrationsDirectory) })
+}))
+
+const PgSchema = Layer.effectDiscard(runPgMigrations.pipe(Effect.orDie))
 
 export const SqlLive = Layer.unwrapEffect(
   Effect.gen(function*() {
-    const { databasePath, databaseUrl } = yield* AppConfig
+    const { databasePath, databasePool, databaseUrl } = yield* AppConfig
     if (Option.isSome(databaseUrl)) {
-      return PgSchema.pipe(Layer.provideMerge(Postgres.layer({ url: databaseUrl.value })))
+      return PgSchema.pipe(Layer.provideMerge(Postgres.layer({
+        url: databaseUrl.value,
+        maxConnections: databasePool.size,
+        acquireTimeout: databasePool.acquireTimeout
+      })))
     }
     yield* ensureDirectory
     return SqliteSchema.pipe(Layer.provideMerge(Sqlite.layer({ filename: databasePath })))

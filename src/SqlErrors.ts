@@ -7,9 +7,12 @@
  * for a domain rule (an email taken, a slug in use): the service maps that violation to its domain
  * error with `onUniqueViolation`, and every other failure still becomes a defect. Writes a feature
  * makes inside its caller's transaction (Persons/PersonWrites.ts) leave `SqlError` to that caller,
- * which applies this policy.
+ * which applies this policy. A request that could get no connection of PostgreSQL's pool in time
+ * (`isPoolTimeout`) answers 503 instead of 500: the service is busy, not broken.
  */
 import * as SqlError from "@effect/sql/SqlError"
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 /** A UNIQUE or PRIMARY KEY constraint refused the write (e.g. two concurrent creates of one email). */
@@ -40,3 +43,21 @@ export const onUniqueViolation = <E>(toError: () => E) =>
 /** A database failure or a row that does not decode becomes a defect; domain errors pass. */
 export const orDieOnStorage = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, StorageError>, R> =>
   Effect.catchIf(effect, isStorageError, Effect.die) as Effect.Effect<A, Exclude<E, StorageError>, R>
+
+/**
+ * No connection of PostgreSQL's pool came free, nor could a new one connect, within
+ * `DATABASE_ACQUIRE_TIMEOUT` (pg's messages for both): the instance is overloaded for now, and the
+ * request answers 503 `unavailable` (Http/ErrorMapping.ts) rather than waiting for ever.
+ */
+export const isPoolTimeout = (error: unknown): boolean => {
+  if (!(error instanceof SqlError.SqlError) || !(error.cause instanceof Error)) return false
+  const message = error.cause.message
+  return message === "timeout exceeded when trying to connect" || message === "Connection terminated due to connection timeout"
+}
+
+/** Whether a request failed for want of a database connection (`isPoolTimeout`), as a failure or a defect. */
+export const poolTimedOut = (cause: Cause.Cause<unknown>): boolean =>
+  Chunk.some(Chunk.appendAll(Cause.defects(cause), Cause.failures(cause)), isPoolTimeout)
+
+/** The log line of a request answered 503 for want of a database connection. */
+export const POOL_BUSY = "No database connection came free in time (DATABASE_POOL_SIZE, DATABASE_ACQUIRE_TIMEOUT): answered 503"

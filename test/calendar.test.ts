@@ -7,6 +7,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import ICAL from "ical.js"
 import { eventCalendar, escapeText, foldLine } from "../src/Calendar/Ics.js"
+import { EventRowId, OrganizationRowId } from "../src/Domain/RowIds.js"
 import type { EventRow } from "../src/Events/EventsRepo.js"
 import { defaults } from "../src/Events/EventMapping.js"
 import { createEvent, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
@@ -14,9 +15,9 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, TestServer, testServer } from "./support/T
 
 const event: EventRow = {
   ...defaults,
-  id: 1,
+  id: EventRowId(1),
   public_id: "2f0c8f4e-7a9b-4c1d-9e2f-0a1b2c3d4e5f",
-  organization_id: 1,
+  organization_id: OrganizationRowId(1),
   name: "Summer; Gala, with \\ friends — été ☀️",
   slug: "summer-gala",
   primary_date: "2030-06-01T20:00:00+02:00",

@@ -9,6 +9,7 @@ import { createServer } from "node:net"
 import { appConfig, AppConfig } from "../src/Config/AppConfig.js"
 import { describeConfigError } from "../src/Config/Env.js"
 import { defaults } from "../src/Events/EventMapping.js"
+import { EventRowId, OrganizationRowId } from "../src/Domain/RowIds.js"
 import type { EventRow } from "../src/Events/EventsRepo.js"
 import { renderInvitation } from "../src/Email/InvitationEmail.js"
 import { failureOf, Mailer, type OutgoingEmail } from "../src/Email/Mailer.js"
@@ -53,9 +54,9 @@ describe("SMTP_URL and MAIL_FROM", () => {
 
 const event: EventRow = {
   ...defaults,
-  id: 1,
+  id: EventRowId(1),
   public_id: "2f0c8f4e-7a9b-4c1d-9e2f-0a1b2c3d4e5f",
-  organization_id: 1,
+  organization_id: OrganizationRowId(1),
   name: "Gala <script>alert(1)</script>",
   slug: "gala",
   primary_date: "2030-06-01T20:00:00+02:00",

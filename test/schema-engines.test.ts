@@ -15,7 +15,7 @@ import * as Migrator from "@effect/sql/Migrator/FileSystem"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgMigrator from "@effect/sql-pg/PgMigrator"
 import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
-import { Context, Effect, Layer } from "effect"
+import { Cause, Context, Effect, Exit, Layer } from "effect"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { AppConfig } from "../src/Config/AppConfig.js"
@@ -212,6 +212,29 @@ describe.skipIf(!postgresAvailable)("migrations on SQLite and PostgreSQL", () =>
         const rowidKeys = names(sqlite, "rowid key")
         expect(rowidKeys).toEqual(expect.arrayContaining(identities))
         expect(rowidKeys.filter((key) => !identities.includes(key))).toEqual(["change_feed_key.id", "change_feed_pruned.organization_id", "outbox_emails.delivery_id"])
+      }), 120_000)
+
+    it.scoped("instances starting together on an empty PostgreSQL database all start, and migrate it once", () =>
+      Effect.gen(function*() {
+        const server = yield* Postgres
+        const migrations = (yield* Migrator.fromFileSystem(pgMigrationsDirectory).pipe(Effect.provide(NodeContext.layer))).map(([id]) => id)
+        expect(migrations.length).toBeGreaterThan(STEPS)
+        for (let round = 0; round < 3; round++) {
+          const database = yield* server.createDatabase()
+          // the service's own start on the database: its client and its migrations (src/Sql.ts)
+          const config = Layer.effect(AppConfig, configFrom({ DATABASE_PATH: "/tmp/unused.db", DATABASE_URL: server.url(database) }))
+          const started = yield* Effect.all(
+            Array.from({ length: 4 }, () => Effect.exit(Layer.build(SqlLive.pipe(Layer.provide(config))))),
+            { concurrency: "unbounded" }
+          ).pipe(Effect.scoped)
+          expect({ round, started: started.map((exit) => Exit.isSuccess(exit) ? "started" : Cause.pretty(exit.cause)) })
+            .toEqual({ round, started: ["started", "started", "started", "started"] })
+          const applied = yield* Effect.gen(function*() {
+            const sql = yield* SqlClient.SqlClient
+            return yield* sql<{ migration_id: number }>`SELECT migration_id FROM effect_sql_migrations ORDER BY migration_id`
+          }).pipe(Effect.provide(server.layer(database)))
+          expect(applied.map((row) => row.migration_id)).toEqual(migrations)
+        }
       }), 120_000)
 
     it.scoped("each numbered step gives the same logical schema on both engines", () =>

@@ -6,6 +6,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createEvent, createPerson, expectError, expectStatus } from "./support/Fixtures.js"
+import { withDatabase } from "./support/Engine.js"
 import { receiver } from "./support/Receiver.js"
 import { TestServer, testServer } from "./support/TestServer.js"
 
@@ -166,6 +167,53 @@ layer(testServer(), { excludeTestServices: true })("stored values", (it) => {
           body: { guests: [{ personId: guest, customColumns: { Seat: "12345678901234567890123" } }] }
         }), 200).body
         expect(seat.guests[0].customColumns).toEqual({ Seat: "12345678901234567890123" })
+      }))
+  })
+
+  describe("JSON columns", () => {
+    it.effect("a stored JSON value of another shape than the service writes fails the answer (a logged 500), never reaches it", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const org = yield* server.organization("json-columns")
+        const as = { token: org.token }
+        const field = expectStatus(yield* server.request("POST", "/custom-field", {
+          ...as,
+          body: { fieldName: "Interests", fieldType: "multiselect", options: [{ value: "Music", color: "#1e90ff" }] }
+        }), 200).body
+        const person = yield* createPerson(server, {}, org.token)
+        expectStatus(yield* server.request("PUT", `/person/${person}`, {
+          ...as,
+          body: { personId: person, customFieldMultiselect: [{ fieldId: field.fieldId, value: "Music" }] }
+        }), 200)
+        const event = yield* createEvent(server, { rsvpQuestions: [{ title: "Song?" }], customColumns: ["Table"] }, org.token)
+        expectStatus(yield* server.request("POST", `/event/${event.eventId}/guestlist`, { ...as, body: { guests: [{ personId: person }] } }), 200)
+        expectStatus(yield* server.request("PUT", `/event/${event.eventId}/guestlist`, {
+          ...as,
+          body: { guests: [{ personId: person, dietaryRestrictions: ["vegan"], customColumns: { Table: 3 } }] }
+        }), 200)
+        const guest = `/event/${event.eventId}/guestlist/search?personIds=${person}`
+        expect(expectStatus(yield* server.request("GET", `/person/${person}`, as), 200).body.customFields.Interests).toEqual(["Music"])
+        expect(expectStatus(yield* server.request("GET", guest, as), 200).body.guests[0].dietaryRestrictions).toEqual(["vegan"])
+
+        const corrupt = (text: string, params: ReadonlyArray<unknown>) =>
+          Effect.promise(() => withDatabase(server.databaseEnv, (query) => query(text, params)))
+        const fails = (path: string) =>
+          Effect.map(server.request("GET", path, as), (reply) => {
+            expectError(reply, 500, "internal")
+            expect(reply.text).not.toContain("not a list")
+          })
+        const personRow = "(SELECT id FROM persons WHERE public_id = ?)"
+        // a multiselect value of numbers, not option ids: before, an empty selection was shown
+        yield* corrupt(`UPDATE person_field_values SET value = '[1, 2]' WHERE person_id = ${personRow}`, [person])
+        yield* fails(`/person/${person}`)
+        // dietary restrictions as an object, not a list of texts: before, the object was answered
+        yield* corrupt(`UPDATE event_guests SET dietary_restrictions = '{"not":"a list"}' WHERE person_id = ${personRow}`, [person])
+        yield* fails(guest)
+        yield* corrupt(`UPDATE event_guests SET dietary_restrictions = NULL, custom_columns = '{"Table":{"not":"a list"}}' WHERE person_id = ${personRow}`, [person])
+        yield* fails(guest)
+        // an RSVP question without a text title
+        yield* corrupt("UPDATE events SET rsvp_questions = '[{\"title\":5,\"description\":null}]' WHERE public_id = ?", [event.eventId])
+        yield* fails(`/event/${event.eventId}`)
       }))
   })
 })

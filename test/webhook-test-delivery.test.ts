@@ -7,6 +7,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
 import { Webhook } from "standardwebhooks"
 import type { Role } from "../src/Domain/Role.js"
+import type { OrganizationRowId } from "../src/Domain/RowIds.js"
 import { Members } from "../src/Organizations/Members.js"
 import { createEvent, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { type Received, receiver } from "./support/Receiver.js"
@@ -61,7 +62,7 @@ const deliveryOf = (token: string, deliveryId: string) =>
   Effect.map(deliveries(token, "?limit=100"), (log) => log.deliveries.find((d: { deliveryId: string }) => d.deliveryId === deliveryId))
 
 /** A member of the organization with `role`, logged in over the legacy scheme. */
-const memberOf = (org: { id: number; slug: string }, role: Role) =>
+const memberOf = (org: { id: OrganizationRowId; slug: string }, role: Role) =>
   Effect.gen(function*() {
     const server = yield* TestServer
     const email = uniqueEmail(`${org.slug}-${role.replace(" ", "").toLowerCase()}`)

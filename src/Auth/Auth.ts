@@ -23,6 +23,7 @@ import { Sessions } from "./Sessions.js"
 import { ACCESS_TOKEN_PREFIX, DUMMY_PASSWORD_HASH, hashToken, verifyPassword } from "./Secrets.js"
 import { emailKeyOf } from "../Domain/Fields.js"
 import { orDieOnStorage } from "../SqlErrors.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 export type Credential =
   | { readonly _tag: "Missing" }
@@ -30,7 +31,7 @@ export type Credential =
   | {
     readonly _tag: "ApiToken"
     readonly tokenId: string
-    readonly organizationId: number
+    readonly organizationId: OrganizationRowId
     readonly organizationSlug: string
   }
   | {

@@ -4,11 +4,12 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { DirectSql } from "../Db/DirectSql.js"
+import { rowIdColumn } from "../Domain/RowIds.js"
 
 const ApiTokenCredential = Schema.Struct({
   id: Schema.Number,
   public_id: Schema.String,
-  organization_id: Schema.Number,
+  organization_id: rowIdColumn.organization,
   slug: Schema.String,
   last_used_at: Schema.NullOr(Schema.String)
 })

@@ -8,20 +8,23 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { hashToken } from "./Secrets.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { SessionsRepo } from "./SessionsRepo.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 export const SESSION_LIFETIME = Duration.days(7)
 /** `last_seen_at` is written at most once a minute per session, not on every request. */
 const TOUCH_INTERVAL_MILLIS = 60_000
 
-export interface Flash {
-  readonly kind: "success" | "error"
-  readonly message: string
-}
+const Flash = Schema.Struct({ kind: Schema.Literal("success", "error"), message: Schema.String })
+export type Flash = typeof Flash.Type
+
+/** The flash as stored; a value of another shape (or not JSON) shows nothing. */
+const decodeFlash = Schema.decodeOption(Schema.parseJson(Flash))
 
 export interface WebSession {
   readonly id: number
@@ -32,21 +35,13 @@ export interface WebSession {
   readonly firstName: string | null
   readonly lastName: string | null
   /** The organization the user works in now (the switcher's choice), if still theirs. */
-  readonly organizationId: number | null
+  readonly organizationId: OrganizationRowId | null
   readonly csrf: string
   /** The message left by the last action, shown once. */
   readonly flash: Flash | null
 }
 
-const parseFlash = (text: string | null): Flash | null => {
-  if (text === null) return null
-  try {
-    const value = JSON.parse(text) as Flash
-    return (value.kind === "success" || value.kind === "error") && typeof value.message === "string" ? value : null
-  } catch {
-    return null
-  }
-}
+const parseFlash = (text: string | null): Flash | null => text === null ? null : Option.getOrNull(decodeFlash(text))
 
 export class Sessions extends Effect.Service<Sessions>()("Convene/Sessions", {
   effect: Effect.gen(function*() {
@@ -56,7 +51,7 @@ export class Sessions extends Effect.Service<Sessions>()("Convene/Sessions", {
     const idleMillis = Duration.toMillis(sessionIdleTimeout)
 
     /** A new session (always a new id: a cookie set before sign-in is never promoted). */
-    const start = Effect.fn("Sessions.start")(function*(userId: number, organizationId: number | null) {
+    const start = Effect.fn("Sessions.start")(function*(userId: number, organizationId: OrganizationRowId | null) {
       const now = yield* Clock.currentTimeMillis
       const at = new Date(now).toISOString()
       yield* repo.deleteEnded(at, new Date(now - idleMillis).toISOString())
@@ -103,7 +98,7 @@ export class Sessions extends Effect.Service<Sessions>()("Convene/Sessions", {
     const endAllOfUser = (userId: number, except: Pick<WebSession, "id"> | null) =>
       Effect.flatMap(nowIso, (at) => repo.revokeAllOfUser(userId, except?.id ?? null, at)).pipe(Effect.orDie)
 
-    const switchOrganization = (session: Pick<WebSession, "id">, organizationId: number) =>
+    const switchOrganization = (session: Pick<WebSession, "id">, organizationId: OrganizationRowId) =>
       repo.setOrganization(session.id, organizationId).pipe(Effect.asVoid, Effect.orDie)
 
     const flash = (session: Pick<WebSession, "id">, message: Flash) =>

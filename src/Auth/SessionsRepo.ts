@@ -3,6 +3,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { type OrganizationRowId, rowIdColumn } from "../Domain/RowIds.js"
 
 export const SessionRow = Schema.Struct({
   id: Schema.Number,
@@ -12,7 +13,7 @@ export const SessionRow = Schema.Struct({
   email: Schema.String,
   first_name: Schema.NullOr(Schema.String),
   last_name: Schema.NullOr(Schema.String),
-  organization_id: Schema.NullOr(Schema.Number),
+  organization_id: Schema.NullOr(rowIdColumn.organization),
   csrf: Schema.String,
   created_at: Schema.String,
   last_seen_at: Schema.String,
@@ -32,7 +33,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("Convene/Sessio
       publicId: string
       tokenHash: Uint8Array
       userId: number
-      organizationId: number | null
+      organizationId: OrganizationRowId | null
       csrf: string
       at: string
       expiresAt: string
@@ -54,7 +55,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("Convene/Sessio
 
     const touch = (id: number, at: string) => sql`UPDATE sessions SET last_seen_at = ${at} WHERE id = ${id}`
 
-    const setOrganization = (id: number, organizationId: number) =>
+    const setOrganization = (id: number, organizationId: OrganizationRowId) =>
       sql`UPDATE sessions SET organization_id = ${organizationId} WHERE id = ${id}`
 
     const setFlash = (id: number, flash: string | null) => sql`UPDATE sessions SET flash = ${flash} WHERE id = ${id}`

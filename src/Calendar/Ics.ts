@@ -21,6 +21,7 @@
  *   recipient's calendar without the Accept/Decline buttons of REQUEST, whose replies would go to
  *   MAIL_FROM instead of the RSVP page, the one place where guests answer.
  */
+import { virtualLocationsOf } from "../Events/EventJson.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { longDateTimeIn } from "../Web/Format.js"
 
@@ -116,21 +117,6 @@ export const utcStamp = (instant: number): string =>
 
 const nonEmpty = (values: ReadonlyArray<string | null>): Array<string> =>
   values.map((v) => v?.trim() ?? "").filter((v) => v !== "")
-
-interface VirtualLocation {
-  readonly url: string | null
-  readonly password: string | null
-  readonly phoneNumber: string | null
-}
-
-const virtualLocationsOf = (event: EventRow): ReadonlyArray<VirtualLocation> => {
-  try {
-    const parsed: unknown = JSON.parse(event.virtual_locations)
-    return Array.isArray(parsed) ? (parsed as ReadonlyArray<VirtualLocation>) : []
-  } catch {
-    return []
-  }
-}
 
 /** The place as one line: name, street, apartment, city, state, postal code, country. */
 export const placeOf = (event: EventRow): string =>

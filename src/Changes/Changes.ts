@@ -23,6 +23,7 @@ import { CursorExpired, InvalidRequest } from "../Domain/Errors.js"
 import { type ChangeRow, ChangesRepo, type FeedState } from "./ChangesRepo.js"
 import { decodeCursor, encodeCursors } from "./Cursor.js"
 import { type Change, type ChangeEntry, type ChangesPage, type ChangeType, changeTypes, DEFAULT_LIMIT } from "./Domain.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 /**
  * Changes a page filtered by `types` looks at, at most: the page may then hold fewer changes than
@@ -65,7 +66,7 @@ export class Changes extends Effect.Service<Changes>()("Convene/Changes", {
      * a write that rolls back records nothing. One statement per batch of thousands, whatever the
      * size of the write.
      */
-    const record = (organizationId: number, entries: ReadonlyArray<ChangeEntry>) =>
+    const record = (organizationId: OrganizationRowId, entries: ReadonlyArray<ChangeEntry>) =>
       entries.length === 0 ? Effect.void : Effect.flatMap(nowIso, (at) => repo.insert(organizationId, at, entries))
 
     const toChanges = (caller: Caller, sealing: Buffer, rows: ReadonlyArray<ChangeRow>): Array<Change> => {

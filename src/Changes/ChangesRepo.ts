@@ -25,6 +25,7 @@ import * as Effect from "effect/Effect"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import type { ChangeAction, ChangeEntry, ChangeType } from "./Domain.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 /** Changes per INSERT statement: an import of 50,000 rows records its 100,000 changes in 20 statements. */
 export const RECORD_BATCH = 5_000
@@ -50,7 +51,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
     const direct = yield* DirectSql
     const d = dialectOf(sql)
 
-    const insertBatches = (organizationId: number, at: string, entries: ReadonlyArray<ChangeEntry>) =>
+    const insertBatches = (organizationId: OrganizationRowId, at: string, entries: ReadonlyArray<ChangeEntry>) =>
       Effect.forEach(
         Array.from({ length: Math.ceil(entries.length / RECORD_BATCH) }, (_, i) => entries.slice(i * RECORD_BATCH, (i + 1) * RECORD_BATCH)),
         (batch) =>
@@ -65,7 +66,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
      * Records changes in `seq` order as given, in one statement per `RECORD_BATCH`, inside the
      * write's transaction (on PostgreSQL, one of its own when there is none: see above).
      */
-    const insert = (organizationId: number, at: string, entries: ReadonlyArray<ChangeEntry>) =>
+    const insert = (organizationId: OrganizationRowId, at: string, entries: ReadonlyArray<ChangeEntry>) =>
       d.name === "sqlite"
         ? insertBatches(organizationId, at, entries)
         : Effect.flatMap(
@@ -77,7 +78,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
         )
 
     /** The organization's head and retention mark, in one statement. */
-    const state = (organizationId: number) =>
+    const state = (organizationId: OrganizationRowId) =>
       Effect.map(
         direct.first<FeedState>(sql`SELECT
             (SELECT max(seq) FROM changes WHERE organization_id = ${organizationId}) AS head,
@@ -86,7 +87,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
       )
 
     /** The newest change of the organization that retention deleted, if any. */
-    const pruned = (organizationId: number) =>
+    const pruned = (organizationId: OrganizationRowId) =>
       Effect.map(
         direct.first<{ readonly through_seq: number }>(
           sql`SELECT through_seq FROM change_feed_pruned WHERE organization_id = ${organizationId}`
@@ -95,7 +96,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
       )
 
     /** Up to `size` changes of the organization after `after` and up to `upTo`, in `seq` order. */
-    const page = (organizationId: number, after: number, upTo: number, size: number) =>
+    const page = (organizationId: OrganizationRowId, after: number, upTo: number, size: number) =>
       direct.rows<ChangeRow>(sql`SELECT seq, type, action, entity_id, event_id, occurred_at FROM changes
           WHERE organization_id = ${organizationId} AND seq > ${after} AND seq <= ${upTo}
           ORDER BY seq LIMIT ${size}`)
@@ -112,7 +113,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
      */
     const deleteThrough = (seq: number) =>
       Effect.gen(function*() {
-        const deleted = yield* direct.rows<{ readonly organization_id: number; readonly seq: number }>(
+        const deleted = yield* direct.rows<{ readonly organization_id: OrganizationRowId; readonly seq: number }>(
           sql`DELETE FROM changes WHERE seq <= ${seq} RETURNING organization_id, seq`
         )
         const marks = new Map<number, number>()

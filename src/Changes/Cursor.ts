@@ -10,6 +10,7 @@
  * chance in 2^64 otherwise): it is refused as not a cursor of this feed, never read as a position.
  */
 import { createCipheriv, createDecipheriv } from "node:crypto"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 const VERSION = 1
 const BLOCK = 16
@@ -27,7 +28,7 @@ const block = (key: Buffer, data: Buffer, encrypt: boolean): Buffer => {
  * The cursors of positions `seqs` in the feed of `organizationId`, sealed in one pass (in ECB each
  * block is sealed on its own: a page of a thousand costs one cipher, not a thousand).
  */
-export const encodeCursors = (key: Buffer, organizationId: number, seqs: ReadonlyArray<number>): Array<string> => {
+export const encodeCursors = (key: Buffer, organizationId: OrganizationRowId, seqs: ReadonlyArray<number>): Array<string> => {
   const plain = Buffer.alloc(BLOCK * seqs.length)
   seqs.forEach((seq, i) => {
     const at = i * BLOCK
@@ -41,10 +42,10 @@ export const encodeCursors = (key: Buffer, organizationId: number, seqs: Readonl
 }
 
 /** The cursor of position `seq` in the feed of `organizationId`. */
-export const encodeCursor = (key: Buffer, organizationId: number, seq: number): string => encodeCursors(key, organizationId, [seq])[0]!
+export const encodeCursor = (key: Buffer, organizationId: OrganizationRowId, seq: number): string => encodeCursors(key, organizationId, [seq])[0]!
 
 /** The position a cursor of `organizationId` names, or undefined when it is not one. */
-export const decodeCursor = (key: Buffer, organizationId: number, text: string): number | undefined => {
+export const decodeCursor = (key: Buffer, organizationId: OrganizationRowId, text: string): number | undefined => {
   if (!TEXT.test(text) || organizationId >= MAX_ORGANIZATION) return undefined
   const sealed = Buffer.from(text, "base64url")
   // base64url of 16 bytes leaves 4 spare bits: only the canonical spelling is a cursor

@@ -23,7 +23,6 @@ import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import * as PgMigrator from "@effect/sql-pg/PgMigrator"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import Database from "better-sqlite3"
 import * as Clock from "effect/Clock"
@@ -35,7 +34,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { createHash } from "node:crypto"
-import { pgMigrationsDirectory } from "../Sql.js"
+import { runPgMigrations } from "../Sql.js"
 
 /** Bind parameters per INSERT, at most (PostgreSQL allows 65,535). */
 const PARAMETERS_PER_BATCH = 30_000
@@ -137,7 +136,8 @@ export const migrateToPostgres = Command.make(
           return yield* Effect.fail(new Error("the PostgreSQL database is not empty: give an empty database (CREATE DATABASE ...)"))
         }
       }
-      yield* PgMigrator.run({ loader: PgMigrator.fromFileSystem(pgMigrationsDirectory) }).pipe(Effect.provide(context))
+      // under the service's migration lock, should an instance start on the database meanwhile
+      yield* runPgMigrations.pipe(Effect.provide(context))
       const identityColumns = yield* pg<{ table_name: string; column_name: string }>`SELECT table_name, column_name
         FROM information_schema.columns WHERE table_schema = current_schema() AND is_identity = 'YES'`
       const identities = new Set(identityColumns.map((r) => r.table_name))

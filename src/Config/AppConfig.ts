@@ -31,6 +31,11 @@ export interface AppConfigShape {
   readonly databasePath: string
   /** `DATABASE_URL`: PostgreSQL instead of the SQLite file at `databasePath` (CONTRACT §15). */
   readonly databaseUrl: Option.Option<Redacted.Redacted>
+  /**
+   * PostgreSQL only: this instance's pool of connections (`DATABASE_POOL_SIZE`), and how long a
+   * statement waits for one of them before the request answers 503 (`DATABASE_ACQUIRE_TIMEOUT`).
+   */
+  readonly databasePool: { readonly size: number; readonly acquireTimeout: Duration.Duration }
   readonly publicBaseUrl: Option.Option<string>
   readonly bootstrap: Option.Option<Bootstrap>
   readonly accessTokenTtl: Duration.Duration
@@ -203,6 +208,11 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   host: Env.string("HOST", "0.0.0.0"),
   databasePath: Env.string("DATABASE_PATH", "./data/convene.db"),
   databaseUrl,
+  databasePool: Config.all({
+    // one connection is the outbox's for good and two at most are writers' (Db/Postgres.ts): reads need a fourth
+    size: Env.integer("DATABASE_POOL_SIZE", 10, 4, 1000),
+    acquireTimeout: Env.duration("DATABASE_ACQUIRE_TIMEOUT", "5 seconds")
+  }),
   publicBaseUrl,
   bootstrap,
   accessTokenTtl: Env.duration("ACCESS_TOKEN_TTL", "24 hours"),

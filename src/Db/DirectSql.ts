@@ -15,8 +15,8 @@ export interface DirectSqlShape {
   readonly first: <A>(statement: Statement.Statement<unknown>) => Effect.Effect<A | undefined, SqlError.SqlError>
   /** A write (INSERT, UPDATE, DELETE) answering nothing. */
   readonly run: (statement: Statement.Statement<unknown>) => Effect.Effect<void, SqlError.SqlError>
-  /** An `INSERT … RETURNING id` of one row; resolves to that id. */
-  readonly insert: (statement: Statement.Statement<unknown>) => Effect.Effect<number, SqlError.SqlError>
+  /** An `INSERT … RETURNING id` of one row; resolves to that id (a row id type of Domain/RowIds.ts, named by the caller). */
+  readonly insert: <Id extends number = number>(statement: Statement.Statement<unknown>) => Effect.Effect<Id, SqlError.SqlError>
   /**
    * Runs the reads of a stream (its `rows` and `first`) on one consistent, read-only snapshot of
    * the database, taken at its first read and held until the stream ends, fails or is interrupted:
@@ -26,6 +26,16 @@ export interface DirectSqlShape {
    * connection reserved for the stream.
    */
   readonly snapshot: <A, E, R>(stream: Stream.Stream<A, E, R>) => Stream.Stream<A, E | SqlError.SqlError, R>
+  /**
+   * Runs the statements of `effect` (its `sql` statements and `DirectSql` reads alike) as one
+   * read-only transaction, for reads that must see one state of the database: unlike
+   * `sql.withTransaction`, it takes no write lock, so it neither waits for writers nor holds them
+   * up. Nothing inside it may write. Inside a transaction already, `effect` simply runs in it.
+   * SQLite: a deferred transaction, which locks nothing on the file while it only reads; PostgreSQL:
+   * a `REPEATABLE READ READ ONLY` transaction on a pooled connection reserved for it, without the
+   * advisory write lock (a write inside it fails).
+   */
+  readonly readTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError.SqlError, R>
   /**
    * A number that moves whenever another process commits to the database, for caches of rows
    * this process writes itself (and so knows when to forget): SQLite's `PRAGMA data_version`

@@ -5,10 +5,20 @@
  * - write transactions one at a time across every instance, as SQLite's single writer gives them:
  *   each begins by taking one transaction-scoped advisory lock. The service's invariants that span
  *   statements (a guest list's capacity, one change-feed sequence in commit order, a member's last
- *   Super Admin) then hold on both engines with the same code, at READ COMMITTED. Reads and single
- *   statements outside a transaction do not take it, so they run in parallel on the pool;
- * - `DirectSql` over the same pool, with snapshots as `REPEATABLE READ READ ONLY` transactions on
- *   a connection reserved for the stream.
+ *   Super Admin) then hold on both engines with the same code, at READ COMMITTED. Reads, read
+ *   transactions (`DirectSql.readTransaction`) and single statements outside a transaction do not
+ *   take it, so they run in parallel on the pool;
+ * - at most two connections of the pool per instance for write transactions, one holding that
+ *   lock or waiting for it and the next waiting behind it (`WRITERS_WITH_A_CONNECTION`): the
+ *   instance's other writers queue in the process, not each on a connection of its own, so writers
+ *   queued behind a long write (an import, on this instance or another) leave the rest of the pool
+ *   to reads;
+ * - a bounded wait for a pooled connection (`acquireTimeout`): when every connection stays busy
+ *   (slow downloads each holding one for their snapshot, the outbox's lease slot holding one for
+ *   good), a statement fails after that long instead of waiting for ever, and the request answers
+ *   503 `unavailable` (`SqlErrors.isPoolTimeout`);
+ * - `DirectSql` over the same pool, with snapshots and read transactions as `REPEATABLE READ READ
+ *   ONLY` transactions on a connection reserved for them.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
@@ -17,6 +27,7 @@ import type * as SqlError from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
@@ -26,6 +37,9 @@ import { DirectSql, type DirectSqlShape } from "./DirectSql.js"
 
 /** The advisory lock every write transaction holds ("CONVENE" in ASCII, as one bigint). */
 export const WRITE_LOCK = 0x434f4e56454e45
+
+/** Write transactions of one instance holding a pooled connection at once (see the top). */
+export const WRITERS_WITH_A_CONNECTION = 2
 
 const INT8 = 20
 const NUMERIC = 1700
@@ -48,8 +62,13 @@ const withoutNul = (value: unknown): unknown =>
 
 export interface Options {
   readonly url: Redacted.Redacted
-  /** Connections in this instance's pool. */
+  /** Connections in this instance's pool (`DATABASE_POOL_SIZE`; 10 by default). */
   readonly maxConnections?: number
+  /**
+   * How long a statement waits for a connection of the pool, or for a new one to connect, before
+   * it fails (`DATABASE_ACQUIRE_TIMEOUT`; 5 seconds by default).
+   */
+  readonly acquireTimeout?: Duration.DurationInput
 }
 
 /** The connection a snapshot's reads run on (provided by `DirectSql.snapshot`). */
@@ -60,12 +79,22 @@ export const make = (options: Options) =>
     const pg = yield* PgClient.make({
       url: options.url,
       maxConnections: options.maxConnections ?? 10,
+      // pg's `connectionTimeoutMillis`: the wait for a pooled connection as well as for a new one
+      connectTimeout: options.acquireTimeout ?? "5 seconds",
       applicationName: "convene",
       types
     })
     const lock = pg`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`
+    // two write transactions of this instance at a time hold a connection: one with the lock, the
+    // next waiting for it, to begin the moment it is free (with one, writes went 20% slower); the
+    // others wait here, holding no connection
+    const writers = yield* Effect.makeSemaphore(WRITERS_WITH_A_CONNECTION)
     const withTransaction = <R, E, A>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
-      pg.withTransaction(Effect.zipRight(lock, self))
+      Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
+        outer._tag === "Some"
+          // a savepoint of the transaction it runs in, which holds the lock already (or is read-only)
+          ? pg.withTransaction(self)
+          : writers.withPermits(1)(pg.withTransaction(Effect.zipRight(lock, self))))
     // the same client (the `sql` tag and every helper on it), with serialized write transactions
     // and values PostgreSQL's text can hold
     const client: PgClient.PgClient = Object.assign(
@@ -87,19 +116,31 @@ export const make = (options: Options) =>
         const [text, params] = statement.compile()
         return snapshot.value.execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
       })
+    /** A connection of the pool in a `REPEATABLE READ READ ONLY` transaction, rolled back and given back with the scope. */
+    const readOnly = Effect.gen(function*() {
+      const connection = yield* pg.reserve
+      yield* connection.executeRaw("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", [])
+      yield* Effect.addFinalizer(() => Effect.ignore(connection.executeRaw("ROLLBACK", [])))
+      return connection
+    })
     const snapshot = <A, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A, E | SqlError.SqlError, R> =>
-      Stream.unwrapScoped(Effect.gen(function*() {
-        const connection = yield* pg.reserve
-        yield* connection.executeRaw("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", [])
-        yield* Effect.addFinalizer(() => Effect.ignore(connection.executeRaw("ROLLBACK", [])))
-        return Stream.provideService(stream, CurrentSnapshot, connection)
-      }))
+      Stream.unwrapScoped(Effect.map(readOnly, (connection) => Stream.provideService(stream, CurrentSnapshot, connection)))
+    // every statement of `self` (`sql` and `DirectSql` alike) runs on the reserved connection, as
+    // in a transaction of `@effect/sql`; inside a transaction already, `self` is part of it
+    const readTransaction = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+      Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
+        outer._tag === "Some"
+          ? self
+          : Effect.scoped(Effect.flatMap(readOnly, (connection) =>
+            Effect.provideService(self, SqlClient.TransactionConnection, [connection, 0] as const))))
     const directSql: DirectSqlShape = {
       rows,
       first: <A>(statement: Statement.Statement<unknown>) => Effect.map(rows<A>(statement), (found) => found[0]),
       run: (statement) => Effect.asVoid(rows(statement)),
-      insert: (statement) => Effect.map(rows<{ readonly id: number }>(statement), (found) => found[0]!.id),
+      insert: <Id extends number>(statement: Statement.Statement<unknown>) =>
+        Effect.map(rows<{ readonly id: Id }>(statement), (found) => found[0]!.id),
       snapshot,
+      readTransaction,
       // other instances write the same rows: nothing read may be remembered
       externalVersion: () => undefined,
       writing: () => false,

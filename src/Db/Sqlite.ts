@@ -313,6 +313,12 @@ export const make = (options: Options) =>
      * with the connection as its `TransactionConnection`, then COMMIT on success and ROLLBACK
      * otherwise, and the permit given back whatever happens. A transaction inside another one is
      * `@effect/sql`'s savepoint, as before.
+     *
+     * A read transaction (`DirectSql.readTransaction`) is the same with a deferred BEGIN, which
+     * takes no lock on the file until something writes (nothing should), so that another process
+     * (the CLI) may write meanwhile; inside a transaction or a snapshot already, its effect just
+     * runs there. It holds the one connection as any transaction does, which costs nothing while
+     * its reads run (they are synchronous), and reads of other fibers go on beside it.
      */
     const nested = client.withTransaction
     const control = (text: string) => {
@@ -323,11 +329,17 @@ export const make = (options: Options) =>
         return failed(cause)
       }
     }
-    const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+    const transaction = (kind: "read" | "write") =>
+    <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.withFiberRuntime<A, E | SqlError.SqlError, R>((fiber) => {
           const context = fiber.currentContext
-          if (Context.getOption(context, SqlClient.TransactionConnection)._tag === "Some") return nested(restore(effect))
+          if (kind === "read") {
+            if (
+              Context.getOption(context, SqlClient.TransactionConnection)._tag === "Some" ||
+              Context.getOption(context, CurrentSnapshot)._tag === "Some"
+            ) return restore(effect)
+          } else if (Context.getOption(context, SqlClient.TransactionConnection)._tag === "Some") return nested(restore(effect))
           const end = (exit: Exit.Exit<A, E | SqlError.SqlError>) => {
             // a COMMIT that fails leaves the transaction open: it is rolled back, and the failure is a defect
             const failure = control(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK")
@@ -337,7 +349,7 @@ export const make = (options: Options) =>
           }
           return Effect.flatMap(restore(semaphore.take(1)), () => {
             transactionOpen = true
-            const failure = control("BEGIN IMMEDIATE")
+            const failure = control(kind === "write" ? "BEGIN IMMEDIATE" : "BEGIN")
             if (failure !== undefined) {
               transactionOpen = false
               return Effect.zipRight(semaphore.release(1), Effect.fail(failure))
@@ -353,6 +365,7 @@ export const make = (options: Options) =>
           })
         })
       )
+    const withTransaction = transaction("write")
 
     const sqlite: SqliteClient.SqliteClient = Object.assign(client, {
       withTransaction,
@@ -370,8 +383,10 @@ export const make = (options: Options) =>
       rows: read,
       first: <A>(statement: Statement.Statement<unknown>) => Effect.map(read<A>(statement), (rows) => rows[0]),
       run: (statement) => direct(statement, (prepared, params) => void prepared.run(...params), "write"),
-      insert: (statement) => direct(statement, (prepared, params) => (prepared.get(...params) as { readonly id: number }).id, "write"),
+      insert: <Id extends number>(statement: Statement.Statement<unknown>) =>
+        direct(statement, (prepared, params) => (prepared.get(...params) as { readonly id: Id }).id, "write"),
       snapshot,
+      readTransaction: transaction("read"),
       externalVersion: () => (dataVersion ??= db.prepare("PRAGMA data_version").pluck()).get() as number,
       writing: () => transactionOpen,
       executed: () => executed

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Option from "effect/Option"
 import type { Role } from "./Role.js"
+import type { OrganizationRowId } from "./RowIds.js"
 
 /** Who acts: an organization's API token, or a member who logged in. */
 export interface Actor {
@@ -11,7 +12,7 @@ export interface Actor {
 
 /** The authenticated caller of the current request, scoped to one organization. */
 export interface Caller {
-  readonly organizationId: number
+  readonly organizationId: OrganizationRowId
   readonly organizationSlug: string
   readonly role: Role
   readonly actor: Actor

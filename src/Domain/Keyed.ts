@@ -9,6 +9,7 @@
 import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { type Guard, parseChecked } from "./JsonGuard.js"
 
 export type Keyed<V> = { readonly [name: string]: V }
 
@@ -21,9 +22,9 @@ export const keyedFromEntries = <V>(entries: Iterable<readonly [string, V]>): Re
   return keyed
 }
 
-/** A JSON object text (as stored in the database) as a prototype-free object. */
-export const parseKeyed = <V>(text: string): Record<string, V> =>
-  keyedFromEntries(Object.entries(JSON.parse(text) as Record<string, V>))
+/** A JSON object text (as stored in the database), checked by `isKeyed`, as a prototype-free object. */
+export const parseKeyed = <V>(text: string, isKeyed: Guard<Keyed<V>>, what: string): Record<string, V> =>
+  keyedFromEntries(Object.entries(parseChecked(isKeyed, text, what)))
 
 const isObject = (input: unknown): input is Record<string, unknown> =>
   typeof input === "object" && input !== null && !Array.isArray(input)

@@ -4,13 +4,17 @@
  * retried on `WEBHOOK_RETRY_SCHEDULE` until the attempts run out.
  */
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { AppConfig } from "../Config/AppConfig.js"
 import { nowIso } from "../Domain/Time.js"
 import type { Channel } from "../Outbox/Dispatcher.js"
 import { OutboxRepo } from "../Outbox/OutboxRepo.js"
 import { afterFailure } from "../Outbox/Retry.js"
 import { EmailsRepo } from "./EmailsRepo.js"
-import { type EmailAttachment, Mailer } from "./Mailer.js"
+import { EmailAttachment, Mailer } from "./Mailer.js"
+
+/** An email's attachments, as EmailsRepo stores them (a JSON array). */
+const decodeAttachments = Schema.decode(Schema.parseJson(Schema.Array(EmailAttachment)))
 
 export const emailChannel = Effect.gen(function*() {
   const { webhooks } = yield* AppConfig
@@ -28,7 +32,7 @@ export const emailChannel = Effect.gen(function*() {
         subject: row.subject,
         text: row.text_body,
         html: row.html_body,
-        attachments: JSON.parse(row.attachments) as ReadonlyArray<EmailAttachment>
+        attachments: yield* decodeAttachments(row.attachments).pipe(Effect.orDie)
       }))
       const outcome = result._tag === "Right"
         ? { deliveryId: id, status: "delivered" as const, statusCode: result.right.code, error: null, response: result.right.response, nextAttemptAt: null }

@@ -13,6 +13,7 @@ import { OutboxWakeups } from "../Outbox/Wakeups.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { EmailsRepo } from "./EmailsRepo.js"
 import type { OutgoingEmail } from "./Mailer.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 export class EmailOutbox extends Effect.Service<EmailOutbox>()("Convene/EmailOutbox", {
   effect: Effect.gen(function*() {
@@ -29,7 +30,7 @@ export class EmailOutbox extends Effect.Service<EmailOutbox>()("Convene/EmailOut
      * Queues one email (inside the caller's transaction); answers its delivery's row id. The
      * dispatcher is woken: it finds the email once the transaction has committed.
      */
-    const enqueue = (organizationId: number, email: Omit<OutgoingEmail, "messageId">) =>
+    const enqueue = (organizationId: OrganizationRowId, email: Omit<OutgoingEmail, "messageId">) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const at = new Date(now).toISOString()

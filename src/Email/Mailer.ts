@@ -15,17 +15,19 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { createTransport } from "nodemailer"
 import { parseConnectionUrl } from "nodemailer/lib/shared"
 import { AppConfig } from "../Config/AppConfig.js"
 import { perDestination } from "../Outbox/Fairness.js"
 import type { EmailSettings } from "./Settings.js"
 
-export interface EmailAttachment {
-  readonly filename: string
-  readonly contentType: string
-  readonly content: string
-}
+export const EmailAttachment = Schema.Struct({
+  filename: Schema.String,
+  contentType: Schema.String,
+  content: Schema.String
+})
+export type EmailAttachment = typeof EmailAttachment.Type
 
 /** An email as the outbox keeps it. */
 export interface OutgoingEmail {

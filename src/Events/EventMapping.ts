@@ -4,8 +4,8 @@
  * the columns they set.
  */
 import { blankToNull } from "../Domain/Fields.js"
-import { parseJson } from "../Domain/Json.js"
 import type { CreateEvent, Event, RsvpQuestion, VirtualLocation } from "./Domain.js"
+import { customColumnsOf, eventTagsOf, imagesOf, rsvpQuestionsOf, virtualLocationsOf } from "./EventJson.js"
 import type { EventColumns, EventRow } from "./EventsRepo.js"
 
 /** The event's derived `description`: the link preview's, else the RSVP description on one line, else null. */
@@ -24,9 +24,9 @@ export const toEvent = (row: EventRow, userRole: Event["userRole"], hostUserIds:
   locationAddress: row.location_address,
   locationPhoneNumber: row.location_phone_number,
   locationWebsite: row.location_website,
-  virtualLocations: parseJson(row.virtual_locations),
-  eventTags: parseJson(row.event_tags),
-  images: parseJson(row.images),
+  virtualLocations: virtualLocationsOf(row),
+  eventTags: eventTagsOf(row),
+  images: imagesOf(row),
   rsvpDescription: row.rsvp_description,
   description: describeEvent(row.link_preview_description, row.rsvp_description),
   capacity: row.capacity_enabled === 1 ? row.capacity : null,
@@ -39,8 +39,8 @@ export const toEvent = (row: EventRow, userRole: Event["userRole"], hostUserIds:
   linkPreviewDescription: row.link_preview_description,
   capacityEnabled: row.capacity_enabled === 1,
   ticketingEnabled: row.ticketing_enabled === 1,
-  rsvpQuestions: parseJson(row.rsvp_questions),
-  customColumns: parseJson(row.custom_columns),
+  rsvpQuestions: rsvpQuestionsOf(row),
+  customColumns: customColumnsOf(row),
   hostUserIds
 })
 

@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
+import { EventRowId, type OrganizationRowId, rowIdColumn } from "../Domain/RowIds.js"
 import { likeContains } from "../Persons/Keys.js"
 
 const text = Schema.NullOr(Schema.String)
@@ -14,9 +15,9 @@ const text = Schema.NullOr(Schema.String)
 const likeAsTyped = (value: string) => `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 export const EventRow = Schema.Struct({
-  id: Schema.Number,
+  id: rowIdColumn.event,
   public_id: Schema.String,
-  organization_id: Schema.Number,
+  organization_id: rowIdColumn.organization,
   name: Schema.String,
   slug: text,
   /** as given, with its offset */
@@ -54,7 +55,7 @@ export type EventRow = typeof EventRow.Type
 /** The writable columns of an event row. */
 export type EventColumns = Omit<EventRow, "id" | "public_id" | "organization_id" | "updated_at" | "calendar_sequence">
 
-const HostRow = Schema.Struct({ event_id: Schema.Number, public_id: Schema.String })
+const HostRow = Schema.Struct({ event_id: rowIdColumn.event, public_id: Schema.String })
 
 export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo", {
   effect: Effect.gen(function*() {
@@ -64,15 +65,15 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
     const likeAsTypedOperator = sql.literal(d.name === "pg" ? "ILIKE" : "LIKE")
     const one = (statement: Statement.Statement<unknown>) => Effect.map(direct.first<EventRow>(statement), Option.fromNullable)
 
-    const byPublicId = ({ organizationId, publicId }: { organizationId: number; publicId: string }) =>
+    const byPublicId = ({ organizationId, publicId }: { organizationId: OrganizationRowId; publicId: string }) =>
       one(sql`SELECT * FROM events WHERE public_id = ${publicId} AND organization_id = ${organizationId}`)
 
-    const byId = (id: number) => one(sql`SELECT * FROM events WHERE id = ${id}`)
+    const byId = (id: EventRowId) => one(sql`SELECT * FROM events WHERE id = ${id}`)
 
     const bySlug = (slug: string) => one(sql`SELECT * FROM events WHERE slug = ${slug}`)
 
     const list = ({ from, hostUserId, limit, organizationId, skip }: {
-      organizationId: number
+      organizationId: OrganizationRowId
       hostUserId: number | null
       from: string | null
       limit: number
@@ -92,7 +93,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
 
     /** The dashboard's browse: upcoming (from `now`) or past events of an organization, by name. */
     interface Browse {
-      readonly organizationId: number
+      readonly organizationId: OrganizationRowId
       readonly now: string
       readonly past: boolean
       readonly name: string
@@ -120,7 +121,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
       Effect.map(direct.first<{ total: number }>(sql`SELECT count(*) AS total FROM events e ${browseWhere(filter)}`), (row) => row?.total ?? 0)
 
     /** The time zone most of an organization's events are in, if it has any. */
-    const usualTimezone = (organizationId: number) =>
+    const usualTimezone = (organizationId: OrganizationRowId) =>
       Effect.map(
         direct.first<{ timezone: string }>(
           sql`SELECT timezone FROM events WHERE organization_id = ${organizationId}
@@ -132,7 +133,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
     const slugTaken = (slug: string) =>
       Effect.map(direct.first(sql`SELECT 1 AS taken FROM events WHERE slug = ${slug}`), (row) => row !== undefined)
 
-    const insert = (row: EventColumns & { publicId: string; organizationId: number; createdBy: number | null; at: string }) => {
+    const insert = (row: EventColumns & { publicId: string; organizationId: OrganizationRowId; createdBy: number | null; at: string }) => {
       const { at, createdBy, organizationId, publicId, ...columns } = row
       return sql`INSERT INTO events ${
         sql.insert({
@@ -143,16 +144,16 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
           created_at: at,
           updated_at: at
         })
-      } RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!["id"])))
+      } RETURNING id`.pipe(Effect.map((rows) => EventRowId(Number(rows[0]!["id"]))))
     }
 
-    const update = (id: number, changes: Partial<EventColumns>, at: string) =>
+    const update = (id: EventRowId, changes: Partial<EventColumns>, at: string) =>
       sql`UPDATE events SET ${sql.update({ ...changes, updated_at: at })} WHERE id = ${id}`
 
     /** One more calendar revision: what calendars show of the event changed. */
-    const reviseCalendar = (id: number) => sql`UPDATE events SET calendar_sequence = calendar_sequence + 1 WHERE id = ${id}`
+    const reviseCalendar = (id: EventRowId) => sql`UPDATE events SET calendar_sequence = calendar_sequence + 1 WHERE id = ${id}`
 
-    const hosts = (eventIds: ReadonlyArray<number>) =>
+    const hosts = (eventIds: ReadonlyArray<EventRowId>) =>
       eventIds.length === 0
         ? Effect.succeed<ReadonlyArray<typeof HostRow.Type>>([])
         : direct.rows<typeof HostRow.Type>(
@@ -161,7 +162,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
         )
 
     /** Replaces an event's hosts. */
-    const setHosts = (eventId: number, userIds: ReadonlyArray<number>) =>
+    const setHosts = (eventId: EventRowId, userIds: ReadonlyArray<number>) =>
       Effect.zipRight(
         sql`DELETE FROM event_hosts WHERE event_id = ${eventId}`,
         Effect.forEach(userIds, (userId) => sql`INSERT INTO event_hosts (event_id, user_id) VALUES (${eventId}, ${userId})`, {
@@ -170,7 +171,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
       )
 
     /** Members of the organization by public user id. */
-    const memberIds = (organizationId: number, publicIds: ReadonlyArray<string>) =>
+    const memberIds = (organizationId: OrganizationRowId, publicIds: ReadonlyArray<string>) =>
       publicIds.length === 0
         ? Effect.succeed(new Map<string, number>())
         : sql`SELECT u.id, u.public_id FROM users u JOIN memberships m ON m.user_id = u.id

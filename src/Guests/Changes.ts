@@ -5,8 +5,9 @@
  */
 import { blankToNull } from "../Domain/Fields.js"
 import { emptyKeyed, parseKeyed } from "../Domain/Keyed.js"
+import type { GuestRowId } from "../Domain/RowIds.js"
 import type { EventRow } from "../Events/EventsRepo.js"
-import type { ColumnValue, Guest, GuestUpdate } from "./Domain.js"
+import { type ColumnValue, type Guest, type GuestUpdate, isColumnValues } from "./Domain.js"
 import type { GuestRow, LinkRow } from "./GuestsRepo.js"
 
 /** What a guest-list write did, for notifications (webhooks) and responses. */
@@ -18,13 +19,13 @@ export interface GuestListChange {
   /** When the write happened. */
   readonly at: string
   /** The guests the write changed in any way (a new history entry included), in request order. */
-  readonly affected: ReadonlyArray<number>
+  readonly affected: ReadonlyArray<GuestRowId>
   readonly added: number
   readonly updated: number
   readonly removed: number
   /** Guests whose rsvpStatus or attendanceStatus value really changed. */
   readonly statusChanges: ReadonlyArray<{
-    readonly guestId: number
+    readonly guestId: GuestRowId
     readonly previousStatus: string
     readonly rsvpStatus: string
     readonly attendanceChanged: boolean
@@ -44,7 +45,7 @@ export const columnChanges = (item: GuestUpdate, link: LinkRow): Record<string, 
   }
   if (item.rsvpNote !== undefined) changes["rsvp_note"] = blankToNull(item.rsvpNote)
   if (item.customColumns !== undefined) {
-    const merged = link.custom_columns === null ? emptyKeyed<ColumnValue>() : parseKeyed<ColumnValue>(link.custom_columns)
+    const merged = link.custom_columns === null ? emptyKeyed<ColumnValue>() : parseKeyed(link.custom_columns, isColumnValues, "custom columns")
     for (const [title, value] of Object.entries(item.customColumns)) {
       if (value === null) delete merged[title]
       else merged[title] = value
@@ -57,7 +58,7 @@ export const columnChanges = (item: GuestUpdate, link: LinkRow): Record<string, 
 type Statuses = Pick<LinkRow, "rsvp_status" | "attendance_status">
 
 /** The guest's status change between two states, if its RSVP or attendance value differs. */
-export const statusChange = (guestId: number, before: Statuses, after: Statuses): Array<StatusChange> => {
+export const statusChange = (guestId: GuestRowId, before: Statuses, after: Statuses): Array<StatusChange> => {
   const rsvpChanged = after.rsvp_status !== before.rsvp_status
   const attendanceChanged = after.attendance_status !== before.attendance_status
   return rsvpChanged || attendanceChanged

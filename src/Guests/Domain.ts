@@ -1,6 +1,7 @@
 /** Guests, the event-person links (docs/integrators.md#the-guest-object). */
 import * as Schema from "effect/Schema"
 import { Email, ExactNumber, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+import { isScalar, keyedOf } from "../Domain/JsonGuard.js"
 import { KeyedRecord } from "../Domain/Keyed.js"
 import { Payment, PaymentStatus } from "../Payments/Domain.js"
 
@@ -33,6 +34,8 @@ export type QuestionResponse = typeof QuestionResponse.Type
 
 export const ColumnValue = Schema.Union(Schema.String, ExactNumber, Schema.Boolean)
 export type ColumnValue = typeof ColumnValue.Type
+/** A guest's custom columns as stored (`custom_columns`): titles to values. */
+export const isColumnValues = keyedOf(isScalar)
 
 export const Guest = Schema.Struct({
   personId: Schema.String,

@@ -17,8 +17,9 @@
  */
 import { RowErrors } from "../Csv/ImportReport.js"
 import { emptyKeyed, parseKeyed } from "../Domain/Keyed.js"
+import type { PersonRowId } from "../Domain/RowIds.js"
 import { importedColumns, type MatchRow } from "../Persons/PersonBatches.js"
-import type { ColumnValue } from "./Domain.js"
+import { type ColumnValue, isColumnValues } from "./Domain.js"
 import { cellOfValue, type GuestInput } from "./GuestsCsvColumns.js"
 import type { GuestValues, ImportLinkRow } from "./GuestsRepo.js"
 
@@ -85,7 +86,7 @@ export const sameValues = (a: GuestValues, b: GuestValues) =>
 /** A row's custom columns over the stored ones (JSON as stored); the same text when nothing changes. */
 const mergeColumns = (stored: string | null, cells: ReadonlyArray<readonly [string, string]>): string | null => {
   if (cells.length === 0) return stored
-  const merged = stored === null ? emptyKeyed<ColumnValue>() : parseKeyed<ColumnValue>(stored)
+  const merged = stored === null ? emptyKeyed<ColumnValue>() : parseKeyed(stored, isColumnValues, "custom columns")
   let changed = false
   for (const [title, cell] of cells) {
     const current = Object.hasOwn(merged, title) ? merged[title] : undefined
@@ -136,7 +137,7 @@ const fillPerson = (
  */
 export const guestPlanner = (
   matches: ReadonlyMap<string, MatchRow>,
-  links: ReadonlyMap<number, ImportLinkRow>,
+  links: ReadonlyMap<PersonRowId, ImportLinkRow>,
   nameColumns: { readonly firstName: string; readonly lastName: string }
 ) => {
   const errors = new RowErrors()

@@ -15,8 +15,10 @@ import { type ChangeEntry, guestChange, personChange } from "../Changes/Domain.j
 import { DirectSql } from "../Db/DirectSql.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
+import type { GuestRowId, OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
 import { blankToNull, trimToNull } from "../Domain/Fields.js"
 import { nowIso } from "../Domain/Time.js"
+import { customColumnsOf } from "../Events/EventJson.js"
 import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { Forbidden, InvalidRequest, NotFound } from "../Domain/Errors.js"
@@ -102,7 +104,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     /** The list's rows (GuestsRepo's `ofEvent`), as JSON text (GuestJson.ts). */
     const renderJson = renderWith(guestsJson)
 
-    const loadByIds = (caller: Caller, event: EventRow, guestIds: ReadonlyArray<number>) =>
+    const loadByIds = (caller: Caller, event: EventRow, guestIds: ReadonlyArray<GuestRowId>) =>
       Effect.gen(function*() {
         const rows = yield* repo.byIds(guestIds)
         const order = new Map(guestIds.map((id, i) => [id, i]))
@@ -141,11 +143,11 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       const page = yield* repo.search(event.id, filter, limit, skip).pipe(Effect.orDie)
       const at = yield* nowIso
       const generates = params.generateRsvpLinks === true && event.slug !== null
-      // PostgreSQL: only a search that writes (RSVP links) is a transaction, which there takes the
-      // write lock; a plain search reads as any read does, beside an import's transaction rather
-      // than after it (SQLite's transaction takes no lock until it writes)
+      // only a search that writes (RSVP links) is a write transaction, which takes the write lock;
+      // a plain search reads its guests (and their payments) in one read transaction, which takes
+      // none: beside an import's transaction rather than after it, on either engine
       const transaction = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
-        generates || !onPostgres ? sql.withTransaction(self) : self
+        generates ? sql.withTransaction(self) : direct.readTransaction(self)
       return yield* Effect.gen(function*() {
         if (generates) {
           const current = yield* repo.byIds(page.ids)
@@ -167,8 +169,8 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       const at = yield* nowIso
       const newIds = yield* Effect.forEach(items, () => ids.uuid)
       return yield* Effect.gen(function*() {
-        const guestIds: Array<number> = []
-        const affected: Array<number> = []
+        const guestIds: Array<GuestRowId> = []
+        const affected: Array<GuestRowId> = []
         const created = new Set<string>()
         const filled = new Set<string>()
         const added: Array<ChangeEntry> = []
@@ -176,7 +178,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           const phone = blankToNull(item.phoneNumber)
           const company = blankToNull(item.company)
           const position = blankToNull(item.position)
-          let personId: number
+          let personId: PersonRowId
           let publicId: string
           if (item.personId !== undefined) {
             const found = yield* personWrites.idOf(caller.organizationId, item.personId)
@@ -204,7 +206,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           }
           // phoneNumber, company and position fill blanks only; existing values are never overwritten
           if (yield* personWrites.fillBlanks(personId, { company, position, phone }, at)) filled.add(publicId)
-          let guestId: number
+          let guestId: GuestRowId
           if (Option.isNone(link)) {
             guestId = yield* repo.insertLink(event.id, personId, at)
           } else {
@@ -240,7 +242,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     // untraced: the hottest write pays no span or stack capture (bench/RESULTS.md, issue 18)
     const update = Effect.fnUntraced(function*(caller: Caller, eventId: string, items: ReadonlyArray<GuestUpdate>) {
       const event = yield* events.find(caller, eventId)
-      const columns = new Set((JSON.parse(event.custom_columns) as Array<string>))
+      const columns = new Set(customColumnsOf(event))
       for (const [i, item] of items.entries()) {
         const unknown = Object.keys(item.customColumns ?? {}).find((title) => !columns.has(title))
         if (unknown !== undefined) {
@@ -255,8 +257,8 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         // the links as the batch goes, so several items for one guest build on each other
         const state = new Map([...links.values()].map((l) => [l.id, { ...l }]))
         const before = new Map([...links.values()].map((l) => [l.id, l]))
-        const guestIds: Array<number> = []
-        const affected = new Set<number>()
+        const guestIds: Array<GuestRowId> = []
+        const affected = new Set<GuestRowId>()
         for (const item of items) {
           const link = state.get(links.get(item.personId)!.id)!
           const changes = columnChanges(item, link)
@@ -304,7 +306,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       const event = yield* events.find(caller, eventId)
       const at = yield* nowIso
       return yield* Effect.gen(function*() {
-        const guestIds: Array<number> = []
+        const guestIds: Array<GuestRowId> = []
         const removed: Array<ChangeEntry> = []
         for (const [i, item] of items.entries()) {
           const personId = yield* personWrites.idOf(caller.organizationId, item.personId)
@@ -382,9 +384,9 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
      * is a change of the guest (its `rsvpLink`). Runs in the caller's transaction.
      */
     const ensureInviteTokens = (
-      organizationId: number,
+      organizationId: OrganizationRowId,
       event: EventRow,
-      guests: ReadonlyArray<{ readonly gid: number; readonly public_id: string }>
+      guests: ReadonlyArray<{ readonly gid: GuestRowId; readonly public_id: string }>
     ) =>
       Effect.gen(function*() {
         const tokens = yield* repo.inviteTokens(guests.map((g) => g.gid))
@@ -406,7 +408,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
      * dietary restrictions and note, with a history entry by the guest (`eventPerson`, its personId).
      * Runs in the caller's transaction, which notifies and records the change.
      */
-    const recordAnswer = (guestId: number, personId: string, answer: RsvpAnswer, at: string) =>
+    const recordAnswer = (guestId: GuestRowId, personId: string, answer: RsvpAnswer, at: string) =>
       Effect.zipRight(
         repo.update(guestId, {
           rsvp_status: answer.rsvpStatus,

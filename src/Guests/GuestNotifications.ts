@@ -7,6 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import { AppConfig } from "../Config/AppConfig.js"
+import type { GuestRowId, OrganizationRowId } from "../Domain/RowIds.js"
 import { Outbox } from "../Webhooks/Outbox.js"
 import type { GuestListChange } from "./Changes.js"
 import { eventPersonBody, type GuestSnapshot, guestListBody, snapshotOf } from "./GuestPayloads.js"
@@ -18,13 +19,13 @@ export class GuestNotifications extends Effect.Service<GuestNotifications>()("Co
 
     /** The change's guests by guest id. */
     const snapshotsOf = (change: GuestListChange) => {
-      const snapshots = new Map<number, GuestSnapshot>()
+      const snapshots = new Map<GuestRowId, GuestSnapshot>()
       change.rows.forEach((row, i) => snapshots.set(row.gid, snapshotOf(row, change.guests[i]!)))
       return snapshots
     }
 
     /** One `EventPerson` notification per guest whose rsvpStatus or attendanceStatus really changed. */
-    const statusesChanged = (organizationId: number, change: GuestListChange) =>
+    const statusesChanged = (organizationId: OrganizationRowId, change: GuestListChange) =>
       change.statusChanges.length === 0 ? Effect.void : outbox.enqueue(organizationId, "EventPerson", () => {
         const snapshots = snapshotsOf(change)
         return change.statusChanges.flatMap((s) => {
@@ -39,7 +40,7 @@ export class GuestNotifications extends Effect.Service<GuestNotifications>()("Co
      * A guest-list write: one `GuestList` notification with the affected guests, and the
      * `EventPerson` notifications of the guests whose status changed.
      */
-    const guestListChanged = (organizationId: number, change: GuestListChange) =>
+    const guestListChanged = (organizationId: OrganizationRowId, change: GuestListChange) =>
       Effect.gen(function*() {
         if (change.affected.length === 0) return
         // the bodies are built only if someone is subscribed to them

@@ -5,7 +5,7 @@
  * types, the person's company and position, and the event.
  */
 import type { PayloadVariant } from "../Config/AppConfig.js"
-import { parseJson } from "../Domain/Json.js"
+import { virtualLocationsOf } from "../Events/EventJson.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import type { Guest } from "./Domain.js"
 import type { GuestRow } from "./GuestsRepo.js"
@@ -42,7 +42,7 @@ const eventObject = (event: EventRow) => ({
   locationState: event.location_state,
   locationPostalCode: event.location_postal_code,
   locationCountry: event.location_country,
-  virtualLocations: parseJson<ReadonlyArray<unknown>>(event.virtual_locations),
+  virtualLocations: virtualLocationsOf(event),
   type: "event"
 })
 

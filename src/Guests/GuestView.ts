@@ -1,8 +1,10 @@
 /** Guests as the API shows them, from set-loaded rows: no query per guest. */
+import { arrayOf, isString, nullOr, parseChecked, struct, textFields } from "../Domain/JsonGuard.js"
 import { atLeast, type Role } from "../Domain/Role.js"
+import type { PersonRowId } from "../Domain/RowIds.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { type GuestPaymentFields, noPurchase } from "../Payments/GuestPayments.js"
-import type { ColumnValue, Guest, QuestionResponse } from "./Domain.js"
+import { type Guest, isColumnValues, type QuestionResponse } from "./Domain.js"
 import type { GuestRow } from "./GuestsRepo.js"
 
 export interface HistoryEntryView {
@@ -13,15 +15,27 @@ export interface HistoryEntryView {
   readonly createdAt: string
 }
 
+const isHistory = arrayOf(textFields("status", "actorId", "actorType", "actionType", "createdAt"))
+const isStrings = arrayOf(isString)
+const isResponses = arrayOf(struct({ title: isString, description: nullOr(isString), answers: isStrings }))
+
 /** A guest's RSVP history, oldest first, with the action type the webhook records carry. */
-export const historyOf = (row: GuestRow): ReadonlyArray<HistoryEntryView> => JSON.parse(row.history)
+export const historyOf = (row: GuestRow): ReadonlyArray<HistoryEntryView> => parseChecked(isHistory, row.history, "RSVP history")
+
+/** A guest's answers to the RSVP questions, as stored (`rsvp_question_responses`). */
+export const responsesOf = (row: Pick<GuestRow, "rsvp_question_responses">): ReadonlyArray<QuestionResponse> =>
+  parseChecked(isResponses, row.rsvp_question_responses, "RSVP answers")
+
+/** A guest's dietary restrictions, as stored (`dietary_restrictions`). */
+export const dietOf = (row: Pick<GuestRow, "dietary_restrictions">): ReadonlyArray<string> | null =>
+  row.dietary_restrictions === null ? null : parseChecked(isStrings, row.dietary_restrictions, "dietary restrictions")
 
 export interface RenderOptions {
   readonly event: EventRow
   readonly role: Role
   readonly rsvpLink: (slug: string | null, token: string | null) => string | null
   /** Payment fields per person id; only read for ticketed events and callers from Team Member up. */
-  readonly payments: Map<number, GuestPaymentFields> | undefined
+  readonly payments: Map<PersonRowId, GuestPaymentFields> | undefined
 }
 
 /** Whether the caller sees payment fields at all (below Team Member the payment keys are absent, not null). */
@@ -46,11 +60,11 @@ export const renderGuest = (row: GuestRow, options: RenderOptions): Guest => {
     smsConsent: consentOf(row),
     rsvpStatus: row.rsvp_status,
     rsvpStatusHistory: historyOf(row).map((h) => ({ status: h.status, actorId: h.actorId, actorType: h.actorType, createdAt: h.createdAt })),
-    dietaryRestrictions: row.dietary_restrictions === null ? null : JSON.parse(row.dietary_restrictions) as Array<string>,
+    dietaryRestrictions: dietOf(row),
     attendanceStatus: row.attendance_status,
-    rsvpQuestionResponses: JSON.parse(row.rsvp_question_responses) as Array<QuestionResponse>,
+    rsvpQuestionResponses: responsesOf(row),
     rsvpNote: row.rsvp_note,
-    customColumns: row.custom_columns === null ? null : JSON.parse(row.custom_columns) as Record<string, ColumnValue>,
+    customColumns: row.custom_columns === null ? null : parseChecked(isColumnValues, row.custom_columns, "custom columns"),
     rsvpLink: options.rsvpLink(options.event.slug, row.token)
   }
   if (seesPayments(options.role)) {

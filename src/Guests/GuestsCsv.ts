@@ -31,6 +31,7 @@ import type { RowError } from "../Csv/ImportReport.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import type { Caller } from "../Domain/Caller.js"
+import type { EventRowId, GuestRowId, OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Events } from "../Events/Events.js"
@@ -182,7 +183,7 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
     })
 
     /** The active contacts of these rows' emails (by email key), and their guest links on the event (by person id). */
-    const matchRows = (organizationId: number, eventId: number, inputs: ReadonlyArray<GuestInput>) =>
+    const matchRows = (organizationId: OrganizationRowId, eventId: EventRowId, inputs: ReadonlyArray<GuestInput>) =>
       Effect.gen(function*() {
         const keys = [...new Set(inputs.map((input) => input.emailKey))]
         const matches = new Map<string, MatchRow>()
@@ -190,7 +191,7 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
           Effect.map(personWrites.activeByEmailKeys(organizationId, slice), (rows) => {
             for (const row of rows) matches.set(row.email_key, row)
           }))
-        const links = new Map<number, ImportLinkRow>()
+        const links = new Map<PersonRowId, ImportLinkRow>()
         yield* inSlices([...matches.values()].map((m) => m.id), MATCH_BATCH, (slice) =>
           Effect.map(repo.linksOfPersons(eventId, slice), (rows) => {
             for (const row of rows) links.set(row.person_id, row)
@@ -199,10 +200,10 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
       }).pipe(Effect.orDie)
 
     /** A guest as notifications describe it, after the write: rendered as the API renders it. */
-    const snapshotsOf = (caller: Caller, event: EventRow, guestIds: ReadonlyArray<number>) =>
+    const snapshotsOf = (caller: Caller, event: EventRow, guestIds: ReadonlyArray<GuestRowId>) =>
       Effect.map(repo.byIds(guestIds), (rows) => {
         const guests = renderGuests(rows, { event, role: caller.role, rsvpLink: origin.rsvpLink, payments: undefined })
-        return new Map(rows.map((row, i): [number, GuestSnapshot] => [row.gid, snapshotOf(row, guests[i]!)]))
+        return new Map(rows.map((row, i): [GuestRowId, GuestSnapshot] => [row.gid, snapshotOf(row, guests[i]!)]))
       })
 
     /**
@@ -227,7 +228,7 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
         const records = listeners && variant === "records"
         if (!records && !watchers) return
         // the ids of the guests the import put on the list; the others' are known
-        const fresh = new Map<string, number>()
+        const fresh = new Map<string, GuestRowId>()
         yield* inSlices(affected.filter((g) => g.link === undefined).map((g) => g.emailKey), MATCH_BATCH, (slice) =>
           Effect.map(repo.guestIdsByEmailKeys(event.id, caller.organizationId, slice), (rows) => {
             for (const row of rows) fresh.set(row.email_key, row.id)

@@ -26,18 +26,20 @@ import type { CsvHeader, CsvRow, HeaderSpec, ImportColumn } from "../Csv/CsvImpo
 import { normalizeHeader } from "../Csv/CsvImport.js"
 import type { RowErrors } from "../Csv/ImportReport.js"
 import { parseKeyed } from "../Domain/Keyed.js"
+import { customColumnsOf, rsvpQuestionsOf } from "../Events/EventJson.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import type { GuestPaymentFields } from "../Payments/GuestPayments.js"
 import {
   AttendanceStatus,
   type AttendanceStatus as Attendance,
   type ColumnValue,
+  isColumnValues,
   GuestUpdate,
   NewGuest,
-  type QuestionResponse,
   RsvpStatus
 } from "./Domain.js"
 import type { ExportGuestRow } from "./GuestsRepo.js"
+import { dietOf, responsesOf } from "./GuestView.js"
 import { blankToNull, emailKeyOf } from "../Domain/Fields.js"
 
 /** What separates the items of a list in a cell. */
@@ -93,8 +95,8 @@ export interface EventColumns {
 }
 
 export const eventColumnsOf = (event: EventRow): EventColumns => ({
-  questions: (JSON.parse(event.rsvp_questions) as ReadonlyArray<{ readonly title: string }>).map((q) => q.title),
-  customColumns: JSON.parse(event.custom_columns) as ReadonlyArray<string>
+  questions: rsvpQuestionsOf(event).map((q) => q.title),
+  customColumns: customColumnsOf(event)
 })
 
 // --- export -----------------------------------------------------------------------------------
@@ -118,8 +120,7 @@ const guestCells: Record<Exclude<GuestColumn, "paymentStatus" | "paymentAmount" 
   position: (g) => g.position,
   rsvpStatus: (g) => g.rsvp_status,
   attendanceStatus: (g) => g.attendance_status,
-  dietaryRestrictions: (g) =>
-    g.dietary_restrictions === null ? null : (JSON.parse(g.dietary_restrictions) as ReadonlyArray<string>).join(LIST_SEPARATOR),
+  dietaryRestrictions: (g) => dietOf(g)?.join(LIST_SEPARATOR) ?? null,
   rsvpNote: (g) => g.rsvp_note
 }
 
@@ -134,7 +135,7 @@ const paymentCells: Record<"paymentStatus" | "paymentAmount" | "donationAmount",
  * guest's responses are matched to the questions by title, in order.
  */
 const answersOf = (row: ExportGuestRow, title: string, occurrence: number): string | null => {
-  const responses = (JSON.parse(row.rsvp_question_responses) as ReadonlyArray<QuestionResponse>).filter((r) => r.title === title)
+  const responses = responsesOf(row).filter((r) => r.title === title)
   const response = responses[occurrence]
   return response === undefined ? null : response.answers.join(LIST_SEPARATOR)
 }
@@ -156,7 +157,7 @@ export const exportColumns = (columns: EventColumns, withPayments: boolean): Rea
       header: `${COLUMN_PREFIX}${title}`,
       cell: (record) => {
         if (record.row.custom_columns === null) return null
-        const values = parseKeyed<ColumnValue>(record.row.custom_columns)
+        const values = parseKeyed(record.row.custom_columns, isColumnValues, "custom columns")
         return Object.hasOwn(values, title) ? cellOfValue(values[title]!) : null
       }
     })),

@@ -11,6 +11,7 @@ import { DirectSql } from "../Db/DirectSql.js"
 import { AttendanceStatus, SmsConsent } from "./Domain.js"
 import { likeContains } from "../Persons/Keys.js"
 import { emailKeyOf } from "../Domain/Fields.js"
+import { type EventRowId, GuestRowId, type OrganizationRowId, PersonRowId, rowIdColumn } from "../Domain/RowIds.js"
 
 const text = Schema.NullOr(Schema.String)
 
@@ -19,8 +20,8 @@ const text = Schema.NullOr(Schema.String)
  * values as their type: `attendance_status` and the phone's `consent`.
  */
 export const GuestRow = Schema.Struct({
-  gid: Schema.Number,
-  person_id: Schema.Number,
+  gid: rowIdColumn.guest,
+  person_id: rowIdColumn.person,
   public_id: Schema.String,
   first_name: Schema.String,
   last_name: Schema.String,
@@ -44,8 +45,8 @@ export const GuestRow = Schema.Struct({
 export type GuestRow = typeof GuestRow.Type
 
 export const LinkRow = Schema.Struct({
-  id: Schema.Number,
-  person_id: Schema.Number,
+  id: rowIdColumn.guest,
+  person_id: rowIdColumn.person,
   rsvp_status: Schema.String,
   attendance_status: text,
   dietary_restrictions: text,
@@ -72,8 +73,8 @@ export interface GuestPageQuery {
 
 /** A guest as the CSV export writes it: the person's fields and the guest's, without the history. */
 export interface ExportGuestRow {
-  readonly gid: number
-  readonly person_id: number
+  readonly gid: GuestRowId
+  readonly person_id: PersonRowId
   readonly public_id: string
   readonly first_name: string
   readonly last_name: string
@@ -100,8 +101,8 @@ export interface GuestValues {
 
 /** A guest link an import found, with the state its writes expect to find again. */
 export interface ImportLinkRow extends GuestValues {
-  readonly id: number
-  readonly person_id: number
+  readonly id: GuestRowId
+  readonly person_id: PersonRowId
   readonly removed_at: string | null
 }
 
@@ -129,7 +130,7 @@ export const newLinksBatch = (links: ReadonlyArray<NewLink>): LinkBatch<NewLink>
  * link is still as the import found it (`expected`, `removedAt` included).
  */
 export interface LinkUpdate {
-  readonly id: number
+  readonly id: GuestRowId
   readonly expected: GuestValues
   readonly removedAt: string | null
   readonly values: GuestValues
@@ -142,7 +143,7 @@ export const linkUpdatesBatch = (updates: ReadonlyArray<LinkUpdate>): LinkBatch<
 
 /** A link the import records history for without changing it: it must still be as found. */
 export interface LinkCheck {
-  readonly id: number
+  readonly id: GuestRowId
   readonly expected: GuestValues
 }
 
@@ -204,7 +205,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       'createdAt', h.created_at`)
 
     /** Up to `size` guests on the list (removed ones excluded) after guest `after`, in link order. */
-    const pageOfEvent = (eventId: number, after: number, size: number) =>
+    const pageOfEvent = (eventId: EventRowId, after: number, size: number) =>
       direct.rows<GuestRow>(
         sql`${listSelect} WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND g.id > ${after} ORDER BY g.id LIMIT ${size}`
       )
@@ -215,7 +216,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
      * previous one has been consumed, so a list of any length holds one batch in memory. Run it
      * in `DirectSql.snapshot` for one consistent list.
      */
-    const ofEvent = (eventId: number, size: number): Stream.Stream<ReadonlyArray<GuestRow>, SqlError> =>
+    const ofEvent = (eventId: EventRowId, size: number): Stream.Stream<ReadonlyArray<GuestRow>, SqlError> =>
       // one row more than a batch says whether another follows: no empty last page is read
       Stream.paginateEffect(0, (after: number) =>
         Effect.map(pageOfEvent(eventId, after, size + 1), (rows) =>
@@ -225,14 +226,14 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       ).pipe(Stream.filter((rows) => rows.length > 0))
 
     /** Given guest links (removed ones included), in link order. */
-    const byIds = (guestIds: ReadonlyArray<number>) =>
+    const byIds = (guestIds: ReadonlyArray<GuestRowId>) =>
       guestIds.length === 0
         ? Effect.succeed<ReadonlyArray<GuestRow>>([])
         : direct.rows<GuestRow>(
           sql`${select} WHERE g.id IN ${d.inValues(JSON.stringify(guestIds), "integer")} ORDER BY g.id`
         )
 
-    const where = (eventId: number, filter: GuestFilter) => {
+    const where = (eventId: EventRowId, filter: GuestFilter) => {
       const base = sql`g.event_id = ${eventId} AND g.removed_at IS NULL`
       switch (filter._tag) {
         case "PersonIds":
@@ -247,9 +248,9 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     }
 
     /** The guest ids matching a search, a page of them, and how many match in all. */
-    const search = (eventId: number, filter: GuestFilter, limit: number, skip: number) =>
+    const search = (eventId: EventRowId, filter: GuestFilter, limit: number, skip: number) =>
       Effect.all([
-        direct.rows<{ id: number }>(sql`SELECT g.id FROM event_guests g JOIN persons p ON p.id = g.person_id
+        direct.rows<{ id: GuestRowId }>(sql`SELECT g.id FROM event_guests g JOIN persons p ON p.id = g.person_id
             WHERE ${where(eventId, filter)}
             ORDER BY ${filter._tag === "PersonIds" ? sql.literal("+g.id") : sql.literal("g.id")} LIMIT ${limit} OFFSET ${skip}`),
         direct.first<{ total: number }>(
@@ -257,7 +258,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
         )
       ]).pipe(Effect.map(([rows, count]) => ({ ids: rows.map((r) => r.id), total: count?.total ?? 0 })))
 
-    const pageWhere = (eventId: number, query: GuestPageQuery) => {
+    const pageWhere = (eventId: EventRowId, query: GuestPageQuery) => {
       const conditions = [sql`g.event_id = ${eventId} AND g.removed_at IS NULL`]
       if (query.rsvpStatus !== undefined) conditions.push(sql`g.rsvp_status = ${query.rsvpStatus}`)
       if (query.attendance === "none") conditions.push(sql`g.attendance_status IS NULL`)
@@ -271,12 +272,12 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     }
 
     /** A page of the guest ids a dashboard query selects, and how many it selects in all. */
-    const page = (eventId: number, query: GuestPageQuery) => {
+    const page = (eventId: EventRowId, query: GuestPageQuery) => {
       const order = query.order === "name"
         ? sql`${d.nocase("p.first_name")}, ${d.nocase("p.last_name")}, g.id`
         : sql`g.id`
       return Effect.all([
-        direct.rows<{ id: number }>(sql`SELECT g.id FROM event_guests g JOIN persons p ON p.id = g.person_id
+        direct.rows<{ id: GuestRowId }>(sql`SELECT g.id FROM event_guests g JOIN persons p ON p.id = g.person_id
             WHERE ${pageWhere(eventId, query)} ORDER BY ${order} LIMIT ${query.limit} OFFSET ${query.skip}`),
         direct.first<{ total: number }>(
           sql`SELECT count(*) AS total FROM event_guests g JOIN persons p ON p.id = g.person_id WHERE ${pageWhere(eventId, query)}`
@@ -288,13 +289,13 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     const attended = sql.literal(d.name === "pg"
       ? "count(*) FILTER (WHERE attendance_status = 'Attended')"
       : "sum(attendance_status = 'Attended')")
-    const counts = (eventId: number) =>
+    const counts = (eventId: EventRowId) =>
       direct.rows<{ readonly rsvp_status: string; readonly n: number; readonly attended: number }>(
         sql`SELECT rsvp_status, count(*) AS n, ${attended} AS attended FROM event_guests
             WHERE event_id = ${eventId} AND removed_at IS NULL GROUP BY rsvp_status`
       )
 
-    const link = ({ eventId, personId }: { eventId: number; personId: number }) =>
+    const link = ({ eventId, personId }: { eventId: EventRowId; personId: PersonRowId }) =>
       Effect.map(
         direct.first<LinkRow>(
           sql`SELECT id, person_id, rsvp_status, attendance_status, dietary_restrictions, rsvp_note, custom_columns, removed_at
@@ -309,7 +310,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
      * cost follows the number of persons named, not the length of the list (walking the list's
      * index instead cost 20 ms for one guest of a 100,000-guest list).
      */
-    const activeLinks = (eventId: number, organizationId: number, personPublicIds: ReadonlyArray<string>) =>
+    const activeLinks = (eventId: EventRowId, organizationId: OrganizationRowId, personPublicIds: ReadonlyArray<string>) =>
       sql`SELECT g.id, g.person_id, g.rsvp_status, g.attendance_status, g.dietary_restrictions, g.rsvp_note,
             g.custom_columns, g.removed_at, p.public_id
           FROM event_guests g JOIN persons p ON p.id = g.person_id
@@ -320,25 +321,25 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
         Effect.map((rows) => new Map(rows.map((r) => [r.public_id, r])))
       )
 
-    const insertLink = (eventId: number, personId: number, at: string) =>
-      direct.insert(sql`INSERT INTO event_guests (event_id, person_id, rsvp_status, created_at, updated_at)
+    const insertLink = (eventId: EventRowId, personId: PersonRowId, at: string) =>
+      direct.insert<GuestRowId>(sql`INSERT INTO event_guests (event_id, person_id, rsvp_status, created_at, updated_at)
           VALUES (${eventId}, ${personId}, 'Invited', ${at}, ${at}) RETURNING id`)
 
-    const readd = (guestId: number, at: string) =>
+    const readd = (guestId: GuestRowId, at: string) =>
       direct.run(sql`UPDATE event_guests SET removed_at = NULL, rsvp_status = 'Invited', attendance_status = NULL, updated_at = ${at}
           WHERE id = ${guestId}`)
 
-    const update = (guestId: number, changes: Record<string, string | null>, at: string) =>
+    const update = (guestId: GuestRowId, changes: Record<string, string | null>, at: string) =>
       direct.run(sql`UPDATE event_guests SET ${sql.update({ ...changes, updated_at: at })} WHERE id = ${guestId}`)
 
-    const remove = (guestIds: ReadonlyArray<number>, at: string) =>
+    const remove = (guestIds: ReadonlyArray<GuestRowId>, at: string) =>
       guestIds.length === 0
         ? Effect.void
         : Effect.asVoid(direct.run(sql`UPDATE event_guests SET removed_at = ${at}, updated_at = ${at}
               WHERE id IN ${d.inValues(JSON.stringify(guestIds), "integer")}`))
 
     const addHistory = (row: {
-      guestId: number
+      guestId: GuestRowId
       status: string
       actorType: string
       actorId: string
@@ -348,16 +349,16 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       direct.run(sql`INSERT INTO rsvp_history (event_guest_id, status, actor_type, actor_id, action_type, created_at)
           VALUES (${row.guestId}, ${row.status}, ${row.actorType}, ${row.actorId}, ${row.actionType}, ${row.at})`)
 
-    const addInvite = (guestId: number, token: string, at: string) =>
+    const addInvite = (guestId: GuestRowId, token: string, at: string) =>
       direct.run(sql`INSERT INTO invites (event_guest_id, token, created_at) VALUES (${guestId}, ${token}, ${at})
           ON CONFLICT (event_guest_id) DO NOTHING`)
 
     /** The invite tokens the given guests have (guests without one are absent). */
-    const inviteTokens = (guestIds: ReadonlyArray<number>) =>
+    const inviteTokens = (guestIds: ReadonlyArray<GuestRowId>) =>
       guestIds.length === 0
-        ? Effect.succeed(new Map<number, string>())
+        ? Effect.succeed(new Map<GuestRowId, string>())
         : Effect.map(
-          direct.rows<{ event_guest_id: number; token: string }>(
+          direct.rows<{ event_guest_id: GuestRowId; token: string }>(
             sql`SELECT event_guest_id, token FROM invites
                 WHERE event_guest_id IN ${d.inValues(JSON.stringify(guestIds), "integer")}`
           ),
@@ -365,9 +366,9 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
         )
 
     /** A person's events (active links only), by event date: their `eventHistory`. */
-    const eventsOfPerson = ({ organizationId, personId }: { personId: number; organizationId: number }) =>
+    const eventsOfPerson = ({ organizationId, personId }: { personId: PersonRowId; organizationId: OrganizationRowId }) =>
       direct.rows<{
-        readonly gid: number
+        readonly gid: GuestRowId
         readonly public_id: string
         readonly name: string
         readonly slug: string | null
@@ -388,7 +389,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     /** The active guest an invite token belongs to, on the event with that public slug. */
     const byInvite = (slug: string, token: string) =>
       Effect.map(
-        direct.first<{ gid: number; event_id: number }>(
+        direct.first<{ gid: GuestRowId; event_id: EventRowId }>(
           sql`SELECT g.id AS gid, g.event_id FROM invites i
               JOIN event_guests g ON g.id = i.event_guest_id JOIN events e ON e.id = g.event_id
               WHERE i.token = ${token} AND e.slug = ${slug} AND g.removed_at IS NULL`
@@ -397,7 +398,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       )
 
     /** Guests holding a place (Accepted), other than one. */
-    const acceptedOthers = (eventId: number, guestId: number) =>
+    const acceptedOthers = (eventId: EventRowId, guestId: GuestRowId) =>
       Effect.map(
         direct.first<{ n: number }>(
           sql`SELECT count(*) AS n FROM event_guests
@@ -416,7 +417,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
      * Every guest on the list as the CSV export reads them (no history, consent or invite), in
      * keyset batches of up to `size` in link order, like `ofEvent`; run it in `DirectSql.snapshot`.
      */
-    const exportOfEvent = (eventId: number, size: number): Stream.Stream<ReadonlyArray<ExportGuestRow>, SqlError> =>
+    const exportOfEvent = (eventId: EventRowId, size: number): Stream.Stream<ReadonlyArray<ExportGuestRow>, SqlError> =>
       Stream.paginateEffect(0, (after: number) =>
         Effect.map(
           direct.rows<ExportGuestRow>(
@@ -427,7 +428,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       ).pipe(Stream.filter((rows) => rows.length > 0))
 
     /** The links (active or removed) of these persons on an event. */
-    const linksOfPersons = (eventId: number, personIds: ReadonlyArray<number>) =>
+    const linksOfPersons = (eventId: EventRowId, personIds: ReadonlyArray<PersonRowId>) =>
       personIds.length === 0
         ? Effect.succeed<ReadonlyArray<ImportLinkRow>>([])
         : direct.rows<ImportLinkRow>(sql`SELECT g.id, g.person_id, g.rsvp_status, g.attendance_status, g.dietary_restrictions,
@@ -436,10 +437,10 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
             ${crossJoin} event_guests g ON g.event_id = ${eventId} AND g.person_id = j.value`)
 
     /** The guest ids of the active persons with these email keys on an event. */
-    const guestIdsByEmailKeys = (eventId: number, organizationId: number, emailKeys: ReadonlyArray<string>) =>
+    const guestIdsByEmailKeys = (eventId: EventRowId, organizationId: OrganizationRowId, emailKeys: ReadonlyArray<string>) =>
       emailKeys.length === 0
-        ? Effect.succeed<ReadonlyArray<{ readonly email_key: string; readonly id: number }>>([])
-        : direct.rows<{ readonly email_key: string; readonly id: number }>(sql`SELECT p.email_key, g.id
+        ? Effect.succeed<ReadonlyArray<{ readonly email_key: string; readonly id: GuestRowId }>>([])
+        : direct.rows<{ readonly email_key: string; readonly id: GuestRowId }>(sql`SELECT p.email_key, g.id
             FROM ${d.values(JSON.stringify(emailKeys), "text")}
             ${crossJoin} persons p ON p.organization_id = ${organizationId} AND p.email_key = j.value AND p.archived_at IS NULL
             JOIN event_guests g ON g.event_id = ${eventId} AND g.person_id = p.id`)
@@ -455,7 +456,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
      * Answers how many it put there: fewer than given means a person was archived meanwhile. A
      * person put on the list meanwhile fails it with a unique-key violation.
      */
-    const insertLinksMany = (eventId: number, organizationId: number, links: LinkBatch<NewLink>, at: string) =>
+    const insertLinksMany = (eventId: EventRowId, organizationId: OrganizationRowId, links: LinkBatch<NewLink>, at: string) =>
       links.size === 0
         ? Effect.succeed(0)
         : touched(sql`INSERT INTO event_guests (event_id, person_id, rsvp_status, attendance_status, dietary_restrictions,
@@ -501,8 +502,8 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
      * active persons with these email keys. Answers how many it wrote.
      */
     const addHistoryMany = (
-      eventId: number,
-      organizationId: number,
+      eventId: EventRowId,
+      organizationId: OrganizationRowId,
       actor: { readonly type: string; readonly id: string },
       entries: LinkBatch<NewHistory>,
       at: string

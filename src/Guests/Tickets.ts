@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as QRCode from "qrcode"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
+import type { GuestRowId } from "../Domain/RowIds.js"
 import { nowIso } from "../Domain/Time.js"
 import { Events } from "../Events/Events.js"
 import type { Guest } from "./Domain.js"
@@ -124,7 +125,7 @@ export class Tickets extends Effect.Service<Tickets>()("Convene/Tickets", {
      * The ticket code of a guest link, made now if it has none (run it in the transaction of the
      * write that needs it). Once made, a code never changes.
      */
-    const issue = Effect.fn("Tickets.issue")(function*(guestId: number) {
+    const issue = Effect.fn("Tickets.issue")(function*(guestId: GuestRowId) {
       const existing = yield* repo.codeOf(guestId)
       if (existing !== undefined) return existing
       const at = yield* nowIso

@@ -2,18 +2,19 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { DirectSql } from "../Db/DirectSql.js"
+import type { EventRowId, GuestRowId, OrganizationRowId } from "../Domain/RowIds.js"
 
 /** Whom a ticket code belongs to: the guest link, its event and organization. */
 export interface TicketHolder {
-  readonly guest_id: number
+  readonly guest_id: GuestRowId
   readonly removed_at: string | null
   readonly attendance_status: string | null
   /** When the guest was checked in (kept by the database with the attendance). */
   readonly attended_at: string | null
   readonly person_public_id: string
-  readonly event_id: number
+  readonly event_id: EventRowId
   readonly event_name: string
-  readonly organization_id: number
+  readonly organization_id: OrganizationRowId
 }
 
 export class TicketsRepo extends Effect.Service<TicketsRepo>()("Convene/TicketsRepo", {
@@ -22,7 +23,7 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("Convene/TicketsR
     const direct = yield* DirectSql
 
     /** The code of a guest link, if it has a ticket. */
-    const codeOf = (guestId: number) =>
+    const codeOf = (guestId: GuestRowId) =>
       Effect.map(
         direct.first<{ readonly code: string }>(sql`SELECT code FROM tickets WHERE event_guest_id = ${guestId}`),
         (row) => row?.code
@@ -32,7 +33,7 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("Convene/TicketsR
      * Gives the guest link this code unless it has a ticket already, and answers the link's code
      * afterwards: the one it had, this one, or none when another ticket holds this code.
      */
-    const insert = (guestId: number, code: string, at: string) =>
+    const insert = (guestId: GuestRowId, code: string, at: string) =>
       Effect.zipRight(
         direct.run(sql`INSERT INTO tickets (event_guest_id, code, created_at) VALUES (${guestId}, ${code}, ${at})
             ON CONFLICT DO NOTHING`),

@@ -33,6 +33,7 @@ import {
   Unauthorized,
   Unavailable
 } from "../Domain/Errors.js"
+import { POOL_BUSY, poolTimedOut } from "../SqlErrors.js"
 import { Internal, PayloadTooLarge } from "./Errors.js"
 
 export const MAX_BODY_BYTES = 1_048_576
@@ -102,6 +103,7 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
   }
   // kept whole: an interruption by a client that went away is told from others by its fiber id
   if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+  if (poolTimedOut(cause)) return Effect.as(Effect.logWarning(POOL_BUSY), busy)
   const defect = Cause.squash(cause)
   if (defect instanceof IdempotentReplay) return Effect.succeed(replayResponse(defect))
   // the JSON body parser's refusals (see JsonBody) reach here as defects of the payload decoder
@@ -121,6 +123,12 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
 /** A write refused while the database file is lost (see `Readiness`): 503, nothing changed. */
 const unavailable = (error: Unavailable) =>
   HttpServerResponse.unsafeJson({ message: error.message, code: "unavailable" }, { status: 503 })
+
+/** Every connection of the pool stayed busy for `DATABASE_ACQUIRE_TIMEOUT`: 503, to be retried shortly. */
+const busy = HttpServerResponse.unsafeJson(
+  { message: "The service is busy; try again shortly", code: "unavailable" },
+  { status: 503, headers: { "retry-after": "1" } }
+)
 
 /**
  * Bodies are JSON of at most 1 MiB, except on the endpoints that take a CSV file

@@ -47,25 +47,36 @@ export class Idempotency extends Effect.Service<Idempotency>()("Convene/Idempote
     const retention = Duration.toMillis(RETENTION)
     const abandoned = Duration.toMillis(ABANDONED_AFTER)
 
-    /** Reserves the key for this request, or says what to answer instead. */
+    const select = (callerKey: string, key: string) =>
+      direct.first<Row>(
+        sql`SELECT fingerprint, state, status, content_type, body, created_at FROM idempotency_keys
+            WHERE caller_key = ${callerKey} AND key = ${key}`
+      )
+
+    /** What to answer instead of running the request, when the key is in use; undefined when it is free. */
+    const answerOf = (row: Row | undefined, fingerprint: Uint8Array, now: number): Claim | undefined => {
+      const live = row !== undefined &&
+        row.created_at + (row.state === "running" ? abandoned : retention) > now
+      if (!live) return undefined
+      if (!sameBytes(row.fingerprint, fingerprint)) return { _tag: "Mismatch" }
+      if (row.state === "running") return { _tag: "InProgress" }
+      return { _tag: "Replay", response: { status: row.status!, contentType: row.content_type, body: row.body! } }
+    }
+
+    /**
+     * Reserves the key for this request, or says what to answer instead. A key in use (a replay, a
+     * retry while the first request runs, a mismatch) is answered from one read outside any
+     * transaction, so it waits for no writer (on PostgreSQL, for no write lock); only a free key
+     * is claimed in a write transaction, which reads it again before it writes.
+     */
     const claim = (callerKey: string, key: string, fingerprint: Uint8Array): Effect.Effect<Claim> =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
+        const seen = answerOf(yield* select(callerKey, key), fingerprint, now)
+        if (seen !== undefined) return seen
         return yield* Effect.gen(function*() {
-          const row = yield* direct.first<Row>(
-            sql`SELECT fingerprint, state, status, content_type, body, created_at FROM idempotency_keys
-                WHERE caller_key = ${callerKey} AND key = ${key}`
-          )
-          const live = row !== undefined &&
-            row.created_at + (row.state === "running" ? abandoned : retention) > now
-          if (live) {
-            if (!sameBytes(row.fingerprint, fingerprint)) return { _tag: "Mismatch" } as const
-            if (row.state === "running") return { _tag: "InProgress" } as const
-            return {
-              _tag: "Replay",
-              response: { status: row.status!, contentType: row.content_type, body: row.body! }
-            } as const
-          }
+          const again = answerOf(yield* select(callerKey, key), fingerprint, now)
+          if (again !== undefined) return again
           yield* direct.run(
             sql`INSERT INTO idempotency_keys (caller_key, key, fingerprint, state, created_at)
                 VALUES (${callerKey}, ${key}, ${fingerprint}, 'running', ${now})

@@ -7,11 +7,12 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
+import type { EventRowId, GuestRowId, OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
 
 /** A guest an invitation may go to. */
 export interface RecipientRow {
-  readonly gid: number
-  readonly person_id: number
+  readonly gid: GuestRowId
+  readonly person_id: PersonRowId
   readonly public_id: string
   readonly first_name: string
   readonly last_name: string
@@ -41,7 +42,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
     const recipientColumns = sql.literal(`g.id AS gid, g.person_id, p.public_id, p.first_name, p.last_name, p.email`)
 
     /** The guests of the list among these persons (by public id, of the organization), in list order. */
-    const guestsByPersonIds = (eventId: number, organizationId: number, personIds: ReadonlyArray<string>) =>
+    const guestsByPersonIds = (eventId: EventRowId, organizationId: OrganizationRowId, personIds: ReadonlyArray<string>) =>
       direct.rows<RecipientRow>(
         // from the named persons to their links by the (event, person) key: the cost follows the
         // persons named, not the length of the list
@@ -54,7 +55,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
       )
 
     /** The guests of the list whose RSVP status is one of these, in list order; at most `limit`. */
-    const guestsByStatuses = (eventId: number, statuses: ReadonlyArray<string>, limit: number) =>
+    const guestsByStatuses = (eventId: EventRowId, statuses: ReadonlyArray<string>, limit: number) =>
       direct.rows<RecipientRow>(
         sql`SELECT ${recipientColumns}
             FROM event_guests g JOIN persons p ON p.id = g.person_id
@@ -64,7 +65,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
       )
 
     /** How many guests of the list have each RSVP status. */
-    const countByStatus = (eventId: number) =>
+    const countByStatus = (eventId: EventRowId) =>
       direct.rows<{ rsvp_status: string; n: number }>(
         sql`SELECT rsvp_status, count(*) AS n FROM event_guests WHERE event_id = ${eventId} AND removed_at IS NULL
             GROUP BY rsvp_status`
@@ -72,9 +73,9 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
 
     const insert = (row: {
       readonly publicId: string
-      readonly organizationId: number
-      readonly eventId: number
-      readonly personId: number
+      readonly organizationId: OrganizationRowId
+      readonly eventId: EventRowId
+      readonly personId: PersonRowId
       readonly deliveryId: number
       readonly at: string
     }) =>
@@ -82,7 +83,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
           VALUES (${row.publicId}, ${row.organizationId}, ${row.eventId}, ${row.personId}, ${row.deliveryId}, ${row.at})`)
 
     /** A page of an event's invitations, newest first. */
-    const list = (eventId: number, limit: number, skip: number) =>
+    const list = (eventId: EventRowId, limit: number, skip: number) =>
       direct.rows<InvitationRow>(
         sql`SELECT i.public_id, p.public_id AS person_public_id, p.first_name, p.last_name, e.recipient, e.subject,
               d.status, d.attempts, d.last_error, d.delivered_at, d.created_at, d.next_attempt_at
@@ -95,7 +96,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
       )
 
     /** An event's invitations by delivery state. */
-    const countByState = (eventId: number) =>
+    const countByState = (eventId: EventRowId) =>
       direct.rows<{ status: string; n: number }>(
         sql`SELECT d.status, count(*) AS n FROM invitations i JOIN outbox_deliveries d ON d.id = i.delivery_id
             WHERE i.event_id = ${eventId} GROUP BY d.status`

@@ -26,6 +26,7 @@ import { PublicOrigin } from "../PublicOrigin.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { InvitationsRepo } from "./InvitationsRepo.js"
 import { OrganizationsRepo } from "./OrganizationsRepo.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 export const INVITATION_TTL = Duration.days(7)
 export const INVITATION_TOKEN_PREFIX = "cvi_"
@@ -75,7 +76,7 @@ export class Invitations extends Effect.Service<Invitations>()("Convene/Invitati
      * A new link for `userId` into the organization; an earlier pending one stops working. Runs
      * in the caller's transaction, beside its check that the user is not a member yet.
      */
-    const issue = (input: { organizationId: number; userId: number; role: Role; invitedBy: number | null }) =>
+    const issue = (input: { organizationId: OrganizationRowId; userId: number; role: Role; invitedBy: number | null }) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const createdAt = new Date(now).toISOString()
@@ -121,10 +122,10 @@ export class Invitations extends Effect.Service<Invitations>()("Convene/Invitati
     })
 
     /** The organization's live invitations, as `GET /member` lists them. */
-    const live = (organizationId: number) =>
+    const live = (organizationId: OrganizationRowId) =>
       Effect.flatMap(nowIso, (now) => repo.liveInOrganization({ organizationId, now })).pipe(Effect.orDie)
 
-    const revoke = Effect.fn("Invitations.revoke")(function*(organizationId: number, invitationId: string) {
+    const revoke = Effect.fn("Invitations.revoke")(function*(organizationId: OrganizationRowId, invitationId: string) {
       const revoked = yield* repo.revoke({ organizationId, publicId: invitationId, at: yield* nowIso }).pipe(Effect.orDie)
       if (!revoked) return yield* new NotFound({ message: `Invitation ${invitationId} not found` })
     })

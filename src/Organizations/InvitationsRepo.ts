@@ -10,8 +10,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Role } from "../Domain/Role.js"
+import { type OrganizationRowId, rowIdColumn } from "../Domain/RowIds.js"
 
-export const AcceptedRow = Schema.Struct({ organization_id: Schema.Number, slug: Schema.String, role: Role })
+export const AcceptedRow = Schema.Struct({ organization_id: rowIdColumn.organization, slug: Schema.String, role: Role })
 
 export const InvitedMemberRow = Schema.Struct({
   public_id: Schema.String,
@@ -43,13 +44,13 @@ export class InvitationsRepo extends Effect.Service<InvitationsRepo>()("Convene/
     const pending = sql`accepted_at IS NULL AND revoked_at IS NULL`
 
     /** Ends the user's pending invitation to the organization, if any (a new one replaces it). */
-    const revokePending = (row: { organizationId: number; userId: number; at: string }) =>
+    const revokePending = (row: { organizationId: OrganizationRowId; userId: number; at: string }) =>
       sql`UPDATE member_invitations SET revoked_at = ${row.at}
           WHERE organization_id = ${row.organizationId} AND user_id = ${row.userId} AND ${pending}`
 
     const insert = (row: {
       publicId: string
-      organizationId: number
+      organizationId: OrganizationRowId
       userId: number
       role: Role
       tokenHash: Uint8Array
@@ -86,13 +87,13 @@ export class InvitationsRepo extends Effect.Service<InvitationsRepo>()("Convene/
       )
 
     /** An invitation of the organization that was never accepted: revoking it again changes nothing. */
-    const revoke = (row: { organizationId: number; publicId: string; at: string }) =>
+    const revoke = (row: { organizationId: OrganizationRowId; publicId: string; at: string }) =>
       sql`UPDATE member_invitations SET revoked_at = coalesce(revoked_at, ${row.at})
           WHERE organization_id = ${row.organizationId} AND public_id = ${row.publicId} AND accepted_at IS NULL
           RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
 
     const liveInOrganization = SqlSchema.findAll({
-      Request: Schema.Struct({ organizationId: Schema.Number, now: Schema.String }),
+      Request: Schema.Struct({ organizationId: rowIdColumn.organization, now: Schema.String }),
       Result: InvitedMemberRow,
       execute: ({ now, organizationId }) =>
         sql`SELECT i.public_id, u.public_id AS user_public_id, u.email, i.role, i.expires_at

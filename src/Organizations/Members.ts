@@ -23,6 +23,7 @@ import { Invitations } from "./Invitations.js"
 import { MembersRepo, type OrganizationMemberRow } from "./MembersRepo.js"
 import { type OrganizationRow, OrganizationsRepo, type UserRow } from "./OrganizationsRepo.js"
 import { emailKeyOf } from "../Domain/Fields.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 export interface NewMember {
   readonly email: string
@@ -162,7 +163,7 @@ export class Members extends Effect.Service<Members>()("Convene/Members", {
     })
 
     /** The members, then the live invitations (names of invitees are not shown: not the organization's data). */
-    const list = Effect.fn("Members.list")(function*(organizationId: number) {
+    const list = Effect.fn("Members.list")(function*(organizationId: OrganizationRowId) {
       const active = yield* users.members(organizationId).pipe(Effect.orDie)
       const invited = yield* invitations.live(organizationId)
       return [
@@ -180,14 +181,14 @@ export class Members extends Effect.Service<Members>()("Convene/Members", {
       ]
     })
 
-    const active = (organizationId: number) => users.members(organizationId).pipe(Effect.orDie, Effect.map((rows) => rows.map(activeMember)))
+    const active = (organizationId: OrganizationRowId) => users.members(organizationId).pipe(Effect.orDie, Effect.map((rows) => rows.map(activeMember)))
 
     /**
      * A member's role change or removal, checked and written in one transaction: the last Super
      * Admin keeps the role, so the organization always has someone who can manage its members.
      */
     const guarded = <A>(
-      organizationId: number,
+      organizationId: OrganizationRowId,
       userId: string,
       staysSuperAdmin: boolean,
       write: (member: OrganizationMemberRow) => Effect.Effect<A, SqlError.SqlError>
@@ -202,13 +203,13 @@ export class Members extends Effect.Service<Members>()("Convene/Members", {
         return yield* write(member.value)
       }).pipe(sql.withTransaction, orDieOnStorage)
 
-    const changeRole = Effect.fn("Members.changeRole")(function*(organizationId: number, userId: string, role: Role) {
+    const changeRole = Effect.fn("Members.changeRole")(function*(organizationId: OrganizationRowId, userId: string, role: Role) {
       return yield* guarded(organizationId, userId, role === "Super Admin", (member) =>
         Effect.as(repo.setRole({ organizationId, userId: member.id, role }), activeMember({ ...member, role })))
     })
 
     /** Their access ends at once: every request looks the membership up. */
-    const remove = Effect.fn("Members.remove")(function*(organizationId: number, userId: string) {
+    const remove = Effect.fn("Members.remove")(function*(organizationId: OrganizationRowId, userId: string) {
       yield* guarded(organizationId, userId, false, (member) => repo.remove(organizationId, member.id))
     })
 

@@ -4,6 +4,7 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Role } from "../Domain/Role.js"
+import { type OrganizationRowId, rowIdColumn } from "../Domain/RowIds.js"
 
 export const OrganizationMemberRow = Schema.Struct({
   id: Schema.Number,
@@ -25,11 +26,11 @@ export class MembersRepo extends Effect.Service<MembersRepo>()("Convene/MembersR
      * IMMEDIATE, PostgreSQL's global write lock in Db/Postgres.ts); this row lock would make
      * concurrent checks wait for each other without it.
      */
-    const lockOrganization = (organizationId: number) =>
+    const lockOrganization = (organizationId: OrganizationRowId) =>
       sql`UPDATE organizations SET name = name WHERE id = ${organizationId}`
 
     const byPublicId = SqlSchema.findOne({
-      Request: Schema.Struct({ organizationId: Schema.Number, publicId: Schema.String }),
+      Request: Schema.Struct({ organizationId: rowIdColumn.organization, publicId: Schema.String }),
       Result: OrganizationMemberRow,
       execute: ({ organizationId, publicId }) =>
         sql`SELECT u.id, u.public_id, u.email, u.first_name, u.last_name, m.role
@@ -37,20 +38,20 @@ export class MembersRepo extends Effect.Service<MembersRepo>()("Convene/MembersR
             WHERE m.organization_id = ${organizationId} AND u.public_id = ${publicId}`
     })
 
-    const isMember = (organizationId: number, userId: number) =>
+    const isMember = (organizationId: OrganizationRowId, userId: number) =>
       sql`SELECT 1 AS found FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId}`.pipe(
         Effect.map((rows) => rows.length > 0)
       )
 
-    const superAdmins = (organizationId: number) =>
+    const superAdmins = (organizationId: OrganizationRowId) =>
       sql`SELECT count(*) AS n FROM memberships WHERE organization_id = ${organizationId} AND role = 'Super Admin'`.pipe(
         Effect.map((rows) => Number(rows[0]!["n"]))
       )
 
-    const setRole = (row: { organizationId: number; userId: number; role: Role }) =>
+    const setRole = (row: { organizationId: OrganizationRowId; userId: number; role: Role }) =>
       sql`UPDATE memberships SET role = ${row.role} WHERE organization_id = ${row.organizationId} AND user_id = ${row.userId}`
 
-    const remove = (organizationId: number, userId: number) =>
+    const remove = (organizationId: OrganizationRowId, userId: number) =>
       sql`DELETE FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId}`
 
     return { lockOrganization, byPublicId, isMember, superAdmins, setRole, remove } as const

@@ -11,6 +11,7 @@ import { Conflict, InvalidRequest, NotFound } from "../Domain/Errors.js"
 import { API_TOKEN_PREFIX, hashToken } from "../Auth/Secrets.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { OrganizationsRepo } from "./OrganizationsRepo.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 export interface ApiTokenInfo {
   readonly tokenId: string
@@ -43,7 +44,7 @@ export class Organizations extends Effect.Service<Organizations>()("Convene/Orga
     })
 
     /** Stores the hash of `plain`; the plain token is never stored. */
-    const registerApiToken = (organizationId: number, name: string, plain: Redacted.Redacted) =>
+    const registerApiToken = (organizationId: OrganizationRowId, name: string, plain: Redacted.Redacted) =>
       Effect.gen(function*() {
         const tokenId = yield* ids.uuid
         yield* repo.insertApiToken({
@@ -56,7 +57,7 @@ export class Organizations extends Effect.Service<Organizations>()("Convene/Orga
         return tokenId
       }).pipe(Effect.orDie)
 
-    const createApiToken = Effect.fn("Organizations.createApiToken")(function*(organizationId: number, name: string) {
+    const createApiToken = Effect.fn("Organizations.createApiToken")(function*(organizationId: OrganizationRowId, name: string) {
       const token = Redacted.make(API_TOKEN_PREFIX + (yield* ids.secret(32)))
       const tokenId = yield* registerApiToken(organizationId, name, token)
       return { tokenId, name, token }
@@ -65,7 +66,7 @@ export class Organizations extends Effect.Service<Organizations>()("Convene/Orga
     const apiTokenExists = (plain: Redacted.Redacted) =>
       repo.apiTokenExists(hashToken(Redacted.value(plain))).pipe(Effect.orDie)
 
-    const apiTokens = (organizationId: number) =>
+    const apiTokens = (organizationId: OrganizationRowId) =>
       repo.apiTokens(organizationId).pipe(
         Effect.orDie,
         Effect.map((rows) =>
@@ -79,7 +80,7 @@ export class Organizations extends Effect.Service<Organizations>()("Convene/Orga
         )
       )
 
-    const revokeApiToken = Effect.fn("Organizations.revokeApiToken")(function*(organizationId: number, tokenId: string) {
+    const revokeApiToken = Effect.fn("Organizations.revokeApiToken")(function*(organizationId: OrganizationRowId, tokenId: string) {
       const revoked = yield* repo.revokeApiToken({ organizationId, publicId: tokenId, revokedAt: yield* nowIso }).pipe(
         Effect.orDie
       )

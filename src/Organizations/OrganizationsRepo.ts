@@ -5,8 +5,9 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { CredentialCache } from "../Auth/CredentialCache.js"
 import { Role } from "../Domain/Role.js"
+import { type OrganizationRowId, rowIdColumn } from "../Domain/RowIds.js"
 
-export const OrganizationRow = Schema.Struct({ id: Schema.Number, slug: Schema.String, name: Schema.String })
+export const OrganizationRow = Schema.Struct({ id: rowIdColumn.organization, slug: Schema.String, name: Schema.String })
 export type OrganizationRow = typeof OrganizationRow.Type
 
 export const UserRow = Schema.Struct({
@@ -27,7 +28,7 @@ export const MemberRow = Schema.Struct({
   role: Role
 })
 
-export const MembershipRow = Schema.Struct({ organization_id: Schema.Number, slug: Schema.String, name: Schema.String, role: Role })
+export const MembershipRow = Schema.Struct({ organization_id: rowIdColumn.organization, slug: Schema.String, name: Schema.String, role: Role })
 export type MembershipRow = typeof MembershipRow.Type
 
 export const ApiTokenRow = Schema.Struct({
@@ -109,7 +110,7 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Conv
             WHERE m.user_id = ${userId} AND o.slug = ${organizationSlug}`
     })
 
-    const insertMembership = (row: { organizationId: number; userId: number; role: Role; createdAt: string }) =>
+    const insertMembership = (row: { organizationId: OrganizationRowId; userId: number; role: Role; createdAt: string }) =>
       sql`INSERT INTO memberships (organization_id, user_id, role, created_at)
           VALUES (${row.organizationId}, ${row.userId}, ${row.role}, ${row.createdAt})`
 
@@ -123,7 +124,7 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Conv
 
     const insertApiToken = (row: {
       publicId: string
-      organizationId: number
+      organizationId: OrganizationRowId
       name: string
       tokenHash: Uint8Array
       createdAt: string
@@ -142,7 +143,7 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Conv
             WHERE organization_id = ${organizationId} ORDER BY id`
     })
 
-    const revokeApiToken = (row: { organizationId: number; publicId: string; revokedAt: string }) =>
+    const revokeApiToken = (row: { organizationId: OrganizationRowId; publicId: string; revokedAt: string }) =>
       sql`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ${row.revokedAt})
           WHERE organization_id = ${row.organizationId} AND public_id = ${row.publicId} RETURNING id`.pipe(
         Effect.map((rows) => rows.length > 0),

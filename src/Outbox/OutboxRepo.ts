@@ -8,6 +8,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 export type DeliveryChannel = "webhook" | "email"
 export const DELIVERY_CHANNELS: ReadonlyArray<DeliveryChannel> = ["webhook", "email"]
@@ -72,7 +73,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
     const insert = (row: {
       readonly publicId: string
       readonly channel: DeliveryChannel
-      readonly organizationId: number
+      readonly organizationId: OrganizationRowId
       readonly webhook?: { readonly messageId: number; readonly webhookId: number }
       readonly maxAttempts: number
       readonly dueAt: number
@@ -88,7 +89,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
      * `[publicId, messagePublicId, webhookId]`, inserted in its order. Runs in the caller's transaction.
      */
     const insertWebhookDeliveries = (batch: {
-      readonly organizationId: number
+      readonly organizationId: OrganizationRowId
       readonly maxAttempts: number
       readonly dueAt: number
       readonly at: string

@@ -4,6 +4,7 @@
  * guests: its total and refunds describe the whole purchase and are never summed across guests;
  * each guest sees only their own items.
  */
+import type { PersonRowId } from "../Domain/RowIds.js"
 import type { Payment, PaymentStatus } from "./Domain.js"
 import type { EventPayments, ItemRow } from "./PaymentsRepo.js"
 
@@ -23,7 +24,7 @@ const sum = (values: Iterable<number>) => {
 }
 
 /** Payment fields per person id, for every person holding an item in the given purchases. */
-export const guestPayments = (data: EventPayments): Map<number, GuestPaymentFields> => {
+export const guestPayments = (data: EventPayments): Map<PersonRowId, GuestPaymentFields> => {
   const itemsByPurchase = new Map<number, Array<ItemRow>>()
   for (const item of data.items) {
     const list = itemsByPurchase.get(item.purchase_id)
@@ -38,8 +39,8 @@ export const guestPayments = (data: EventPayments): Map<number, GuestPaymentFiel
     if (refund.item_id !== null) refundedByItem.set(refund.item_id, (refundedByItem.get(refund.item_id) ?? 0) + refund.amount)
   }
 
-  const byPerson = new Map<number, GuestPaymentFields>()
-  const itemsByPerson = new Map<number, Array<ItemRow>>()
+  const byPerson = new Map<PersonRowId, GuestPaymentFields>()
+  const itemsByPerson = new Map<PersonRowId, Array<ItemRow>>()
   for (const item of data.items) {
     const list = itemsByPerson.get(item.person_id)
     if (list === undefined) itemsByPerson.set(item.person_id, [item])

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
+import { type EventRowId, type PersonRowId, rowIdColumn } from "../Domain/RowIds.js"
 
 export const PurchaseRow = Schema.Struct({
   id: Schema.Number,
@@ -19,7 +20,7 @@ export const ItemRow = Schema.Struct({
   id: Schema.Number,
   public_id: Schema.String,
   purchase_id: Schema.Number,
-  person_id: Schema.Number,
+  person_id: rowIdColumn.person,
   type: Schema.String,
   subtotal: Schema.Number,
   tax: Schema.Number,
@@ -55,7 +56,7 @@ export class PaymentsRepo extends Effect.Service<PaymentsRepo>()("Convene/Paymen
     // items and refunds are needed, since a purchase's total and refunds cover every guest in it.
     // CROSS JOIN fixes the order: from the persons through their items (by index), since the
     // planner would otherwise walk every purchase of the event (25,000 cost 30 times as much).
-    const purchasesOf = (eventId: number, personIds: string) =>
+    const purchasesOf = (eventId: EventRowId, personIds: string) =>
       sql`SELECT it.purchase_id FROM ${d.values(personIds, "integer")}
           ${crossJoin} purchase_items it ON it.person_id = j.value
           JOIN purchases pu ON pu.id = it.purchase_id WHERE pu.event_id = ${eventId}`
@@ -65,7 +66,7 @@ export class PaymentsRepo extends Effect.Service<PaymentsRepo>()("Convene/Paymen
      * event, in three queries: the data of their purchases only, so a list read in batches loads
      * each batch's payments with it, never the whole event's at once.
      */
-    const ofPersons = (eventId: number, personIds: ReadonlyArray<number>) => {
+    const ofPersons = (eventId: EventRowId, personIds: ReadonlyArray<PersonRowId>) => {
       if (personIds.length === 0) return Effect.succeed<EventPayments>({ purchases: [], items: [], refunds: [] })
       const ids = JSON.stringify(personIds)
       return Effect.map(
@@ -88,14 +89,14 @@ export class PaymentsRepo extends Effect.Service<PaymentsRepo>()("Convene/Paymen
     }
 
     const purchase = SqlSchema.findOne({
-      Request: Schema.Struct({ eventId: Schema.Number, publicId: Schema.String }),
+      Request: Schema.Struct({ eventId: rowIdColumn.event, publicId: Schema.String }),
       Result: PurchaseRow,
       execute: ({ eventId, publicId }) =>
         sql`SELECT id, public_id, invoice_number, updated_at, disputed_at FROM purchases
             WHERE event_id = ${eventId} AND public_id = ${publicId}`
     })
 
-    const insertPurchase = (row: { publicId: string; eventId: number; invoiceNumber: string; at: string }) =>
+    const insertPurchase = (row: { publicId: string; eventId: EventRowId; invoiceNumber: string; at: string }) =>
       sql`INSERT INTO purchases (public_id, event_id, invoice_number, created_at, updated_at)
           VALUES (${row.publicId}, ${row.eventId}, ${row.invoiceNumber}, ${row.at}, ${row.at}) RETURNING id`.pipe(
         Effect.map((rows) => Number(rows[0]!["id"]))

@@ -14,6 +14,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import type { Dialect } from "../Db/Dialect.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 /**
  * `<join> persons p` on the organization's active person whose email key is `emailKey` (one at
@@ -23,7 +24,7 @@ import type { Dialect } from "../Db/Dialect.js"
 export const activePersonByEmail = (
   sql: SqlClient.SqlClient,
   d: Dialect,
-  organizationId: number,
+  organizationId: OrganizationRowId,
   emailKey: Statement.Fragment,
   columns = "p.id"
 ): Statement.Fragment =>

@@ -23,6 +23,7 @@ import type { RowError } from "../Csv/ImportReport.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
+import type { OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict } from "../Domain/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
@@ -86,7 +87,7 @@ export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/Contacts
     })
 
     /** The active persons of these rows' emails, by email key, and which of them hold a value, by custom field id. */
-    const matchRows = (organizationId: number, inputs: ReadonlyArray<RowInput>, withCustom: boolean) =>
+    const matchRows = (organizationId: OrganizationRowId, inputs: ReadonlyArray<RowInput>, withCustom: boolean) =>
       Effect.gen(function*() {
         const keys = [...new Set(inputs.map((input) => input.emailKey))]
         const matches = new Map<string, MatchRow>()
@@ -94,7 +95,7 @@ export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/Contacts
           Effect.map(repo.activeByEmailKeys(organizationId, slice), (rows) => {
             for (const row of rows) matches.set(row.email_key, row)
           }))
-        const holders = new Map<number, Set<number>>()
+        const holders = new Map<number, Set<PersonRowId>>()
         if (withCustom) {
           yield* inSlices([...matches.values()].map((m) => m.id), MATCH_BATCH, (slice) =>
             Effect.map(customFields.storedValuesOf(slice), (values) => {
@@ -118,7 +119,7 @@ export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/Contacts
      * a person created meanwhile, or a matched person archived (or given another email) meanwhile.
      * The created and filled persons are recorded in the change feed, set-based, at its end.
      */
-    const writePlan = (organizationId: number, plan: Plan) =>
+    const writePlan = (organizationId: OrganizationRowId, plan: Plan) =>
       Effect.gen(function*() {
         const at = yield* nowIso
         const createdIds: Array<string> = []

@@ -7,7 +7,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { Ids } from "../Domain/Ids.js"
+import { arrayOf, isString, parseChecked, textFields } from "../Domain/JsonGuard.js"
 import { emptyKeyed } from "../Domain/Keyed.js"
+import type { OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, Issue } from "../Domain/Errors.js"
 import { onUniqueViolation } from "../SqlErrors.js"
@@ -118,14 +120,21 @@ export const resolveChanges = (
   return { changes: [...changes.values()], issues }
 }
 
+// checked, not decoded: a page of persons renders these for every person (Domain/JsonGuard.ts)
+const isOptions = arrayOf(textFields("id", "value", "color"))
+const isOptionIds = arrayOf(isString)
+
+/** A multiselect value as stored: the JSON array of the chosen options' ids. */
+export const optionIdsOf = (stored: string): ReadonlyArray<string> => parseChecked(isOptionIds, stored, "multiselect value")
+
 /** One person's stored values (rows joined with their fields) as the API shows them. */
 export const render = (rows: ReadonlyArray<ValueRow>): RenderedFields => {
   const flat = emptyKeyed<string | ReadonlyArray<string>>()
   const detailed: Array<typeof CustomFieldDetailed.Type> = []
   for (const row of rows) {
     if (row.type === "multiselect") {
-      const options = JSON.parse(row.options ?? "[]") as ReadonlyArray<FieldOption>
-      const ids = JSON.parse(row.value) as ReadonlyArray<string>
+      const options = row.options === null ? [] : parseChecked(isOptions, row.options, "custom field options")
+      const ids = optionIdsOf(row.value)
       const values = ids.flatMap((id) => options.filter((o) => o.id === id).map((o) => o.value))
       flat[row.name] = values
       detailed.push({
@@ -156,7 +165,7 @@ export class CustomFields extends Effect.Service<CustomFields>()("Convene/Custom
     const repo = yield* CustomFieldsRepo
     const ids = yield* Ids
 
-    const definitions = (organizationId: number): Effect.Effect<Definitions> =>
+    const definitions = (organizationId: OrganizationRowId): Effect.Effect<Definitions> =>
       Effect.gen(function*() {
         const [fields, options] = yield* Effect.all([repo.fields(organizationId), repo.options(organizationId)])
         const all = fields.map((field): FieldDef => ({
@@ -176,10 +185,10 @@ export class CustomFields extends Effect.Service<CustomFields>()("Convene/Custom
         }
       }).pipe(Effect.orDie)
 
-    const list = (organizationId: number) =>
+    const list = (organizationId: OrganizationRowId) =>
       Effect.map(definitions(organizationId), (d) => d.all.map(toDefinition))
 
-    const create = Effect.fn("CustomFields.create")(function*(organizationId: number, input: CreateCustomField) {
+    const create = Effect.fn("CustomFields.create")(function*(organizationId: OrganizationRowId, input: CreateCustomField) {
       const options = input.options ?? []
       if (input.fieldType !== "multiselect" && options.length > 0) {
         return yield* InvalidRequest.at("options", "only multiselect fields have options")
@@ -212,29 +221,29 @@ export class CustomFields extends Effect.Service<CustomFields>()("Convene/Custom
     })
 
     /** Writes validated changes for one person (inside the caller's transaction). */
-    const apply = (personId: number, changes: ReadonlyArray<FieldChange>, at: string) =>
+    const apply = (personId: PersonRowId, changes: ReadonlyArray<FieldChange>, at: string) =>
       Effect.forEach(changes, (change) =>
         change.value === null
           ? repo.clearValue(personId, change.field.id)
           : Effect.flatMap(ids.uuid, (publicId) =>
             repo.setValue({ publicId, personId, fieldId: change.field.id, value: change.value!, at })), { discard: true })
 
-    const valuesOf = (personIds: ReadonlyArray<number>) => repo.values(personIds).pipe(Effect.orDie)
+    const valuesOf = (personIds: ReadonlyArray<PersonRowId>) => repo.values(personIds).pipe(Effect.orDie)
 
     /** Stored values of several persons by person, then field id (multiselect: a JSON array of option ids). */
-    const storedValuesOf = (personIds: ReadonlyArray<number>) =>
+    const storedValuesOf = (personIds: ReadonlyArray<PersonRowId>) =>
       Effect.map(repo.storedValues(personIds), (rows) => {
-        const byPerson = new Map<number, Map<number, string>>()
+        const byPerson = new Map<PersonRowId, Map<number, string>>()
         for (const row of rows) {
           const values = byPerson.get(row.person_id)
           if (values === undefined) byPerson.set(row.person_id, new Map([[row.field_id, row.value]]))
           else values.set(row.field_id, row.value)
         }
-        return byPerson as ReadonlyMap<number, ReadonlyMap<number, string>>
+        return byPerson as ReadonlyMap<PersonRowId, ReadonlyMap<number, string>>
       })
 
     /** Writes validated values (inside the caller's transaction) where persons have none yet. */
-    const fillMany = (organizationId: number, values: RowBatch<NewValue>, at: string) => repo.fillValuesMany(organizationId, values, at)
+    const fillMany = (organizationId: OrganizationRowId, values: RowBatch<NewValue>, at: string) => repo.fillValuesMany(organizationId, values, at)
 
     return { definitions, list, create, apply, valuesOf, storedValuesOf, fillMany } as const
   }),

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
+import { type OrganizationRowId, PersonRowId, rowIdColumn } from "../Domain/RowIds.js"
 import { activePersonByEmail } from "./BatchJoins.js"
 import type { RowBatch } from "./PersonBatches.js"
 import { FieldType } from "./Domain.js"
@@ -27,7 +28,7 @@ export type OptionRow = typeof OptionRow.Type
 
 /** A stored value with its field: what showing it needs, in one row. */
 export const ValueRow = Schema.Struct({
-  person_id: Schema.Number,
+  person_id: rowIdColumn.person,
   field_id: Schema.Number,
   public_id: Schema.String,
   value: Schema.String,
@@ -41,7 +42,7 @@ export type ValueRow = typeof ValueRow.Type
 
 /** A value as stored: text or number as given, multiselect as a JSON array of option ids. */
 export interface StoredValue {
-  readonly person_id: number
+  readonly person_id: PersonRowId
   readonly field_id: number
   readonly value: string
 }
@@ -82,7 +83,7 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
             JOIN custom_fields f ON f.id = o.field_id WHERE f.organization_id = ${organizationId} ORDER BY o.id`
     })
 
-    const insertField = (row: { publicId: string; organizationId: number; name: string; type: FieldType; at: string }) =>
+    const insertField = (row: { publicId: string; organizationId: OrganizationRowId; name: string; type: FieldType; at: string }) =>
       sql`INSERT INTO custom_fields (public_id, organization_id, name, name_key, type, created_at)
           VALUES (${row.publicId}, ${row.organizationId}, ${row.name}, ${row.name.toLowerCase()}, ${row.type}, ${row.at})
           RETURNING id`.pipe(Effect.map((rows) => Number(rows[0]!["id"])))
@@ -92,7 +93,7 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
           VALUES (${row.publicId}, ${row.fieldId}, ${row.value}, ${row.color})`
 
     /** The values of several persons at once, with their fields, in field order. */
-    const values = (personIds: ReadonlyArray<number>) =>
+    const values = (personIds: ReadonlyArray<PersonRowId>) =>
       personIds.length === 0
         ? Effect.succeed<ReadonlyArray<ValueRow>>([])
         : direct.rows<ValueRow>(
@@ -111,7 +112,7 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
      * import asks for thousands at once: on PostgreSQL the ids drive, each finding its values by
      * the index (BatchJoins.ts).
      */
-    const storedValues = (personIds: ReadonlyArray<number>) =>
+    const storedValues = (personIds: ReadonlyArray<PersonRowId>) =>
       personIds.length === 0
         ? Effect.succeed<ReadonlyArray<StoredValue>>([])
         : direct.rows<StoredValue>(
@@ -128,7 +129,7 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
      * Sets values of active persons (by email key) in one statement, only where the person has none
      * for the field yet (each person found by its email's index: BatchJoins.ts).
      */
-    const fillValuesMany = (organizationId: number, values: RowBatch<NewValue>, at: string) =>
+    const fillValuesMany = (organizationId: OrganizationRowId, values: RowBatch<NewValue>, at: string) =>
       values.size === 0
         ? Effect.void
         : Effect.asVoid(direct.run(
@@ -139,12 +140,12 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
               ON CONFLICT (person_id, field_id) DO NOTHING`
         ))
 
-    const setValue = (row: { publicId: string; personId: number; fieldId: number; value: string; at: string }) =>
+    const setValue = (row: { publicId: string; personId: PersonRowId; fieldId: number; value: string; at: string }) =>
       sql`INSERT INTO person_field_values (public_id, person_id, field_id, value, updated_at)
           VALUES (${row.publicId}, ${row.personId}, ${row.fieldId}, ${row.value}, ${row.at})
           ON CONFLICT (person_id, field_id) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`
 
-    const clearValue = (personId: number, fieldId: number) =>
+    const clearValue = (personId: PersonRowId, fieldId: number) =>
       sql`DELETE FROM person_field_values WHERE person_id = ${personId} AND field_id = ${fieldId}`
 
     return { fields, options, insertField, insertOption, values, storedValues, fillValuesMany, setValue, clearValue } as const

@@ -8,6 +8,7 @@
  * something) or `unchanged`.
  */
 import { RowErrors } from "../Csv/ImportReport.js"
+import type { PersonRowId } from "../Domain/RowIds.js"
 import type { FieldChange } from "./CustomFields.js"
 import type { RowInput } from "./PersonsCsv.js"
 import { importedColumns, type MatchRow } from "./PersonBatches.js"
@@ -22,7 +23,7 @@ export interface PlannedCreate {
 
 /** Blank fields to fill on an existing person: `values` null where nothing is filled. */
 export interface PlannedFill {
-  readonly id: number
+  readonly id: PersonRowId
   readonly match: MatchRow
   values: ReadonlyArray<string | null>
   phone: string | null
@@ -87,7 +88,7 @@ const fillFrom = (
 export const planImport = (
   inputs: ReadonlyArray<RowInput>,
   matches: ReadonlyMap<string, MatchRow>,
-  holders: ReadonlyMap<number, ReadonlySet<number>>,
+  holders: ReadonlyMap<number, ReadonlySet<PersonRowId>>,
   nameColumns: { readonly firstName: string; readonly lastName: string }
 ): Plan => {
   const errors = new RowErrors()

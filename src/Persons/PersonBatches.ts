@@ -5,13 +5,14 @@
  */
 import { nameKeyOf } from "./Keys.js"
 import { emailKeyOf } from "../Domain/Fields.js"
+import type { PersonRowId } from "../Domain/RowIds.js"
 
 /**
  * An active person an import matched by email, with what filling its blank fields needs to know:
  * which of `importedColumns` are blank (bit i for column i) and whether it has a phone.
  */
 export interface MatchRow {
-  readonly id: number
+  readonly id: PersonRowId
   readonly public_id: string
   readonly email_key: string
   readonly blanks: number
@@ -48,7 +49,7 @@ export interface ImportedPerson {
  * is). The person is the one with this id, still active and with this email key.
  */
 export interface FilledPerson {
-  readonly id: number
+  readonly id: PersonRowId
   readonly emailKey: string
   readonly values: ReadonlyArray<string | null>
 }

@@ -10,6 +10,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type { OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
 import type { FilledPerson, FirstPhone, ImportedPerson, RowBatch } from "./PersonBatches.js"
 import { PersonsRepo } from "./PersonsRepo.js"
 
@@ -36,13 +37,13 @@ export class PersonWrites extends Effect.Service<PersonWrites>()("Convene/Person
     const repo = yield* PersonsRepo
 
     /** The row id of the organization's person with this public id (archived ones included), if any. */
-    const idOf = (organizationId: number, publicId: string) => repo.idByPublicId(organizationId, publicId)
+    const idOf = (organizationId: OrganizationRowId, publicId: string) => repo.idByPublicId(organizationId, publicId)
 
     /**
      * The organization's active person with this email, else a new one made of `person` (its
      * other profile fields empty). Answers its row id and public id, and whether it was created.
      */
-    const activeByEmailOrCreate = (organizationId: number, person: GuestPerson, at: string) =>
+    const activeByEmailOrCreate = (organizationId: OrganizationRowId, person: GuestPerson, at: string) =>
       Effect.gen(function*() {
         const existing = yield* repo.activeByEmail({ organizationId, email: person.email })
         if (Option.isSome(existing)) return { id: existing.value.id, publicId: existing.value.public_id, created: false }
@@ -69,7 +70,7 @@ export class PersonWrites extends Effect.Service<PersonWrites>()("Convene/Person
       })
 
     /** Fills the person's blank company, position and phone; answers whether it filled anything. */
-    const fillBlanks = (personId: number, fills: BlankFills, at: string) =>
+    const fillBlanks = (personId: PersonRowId, fills: BlankFills, at: string) =>
       Effect.gen(function*() {
         let filled = yield* repo.fillCompanyAndPosition(personId, fills.company, fills.position, at)
         if (fills.phone !== null && !(yield* repo.hasPhone(personId))) {
@@ -80,7 +81,7 @@ export class PersonWrites extends Effect.Service<PersonWrites>()("Convene/Person
       })
 
     /** Records the SMS consent of one of the organization's phone numbers (by whom: `source`). */
-    const setSmsConsent = (row: { organizationId: number; number: string; consent: string; source: string; at: string }) =>
+    const setSmsConsent = (row: { organizationId: OrganizationRowId; number: string; consent: string; source: string; at: string }) =>
       repo.setConsent(row)
 
     return {
@@ -91,11 +92,11 @@ export class PersonWrites extends Effect.Service<PersonWrites>()("Convene/Person
       /** The active persons holding these emails (given as email keys), as an import matches them. */
       activeByEmailKeys: repo.activeByEmailKeys,
       /** Creates an import's persons in one statement. */
-      insertMany: (organizationId: number, persons: RowBatch<ImportedPerson>, at: string) => repo.insertMany(organizationId, persons, at),
+      insertMany: (organizationId: OrganizationRowId, persons: RowBatch<ImportedPerson>, at: string) => repo.insertMany(organizationId, persons, at),
       /** Fills an import's blank fields in one statement; answers how many persons it found still active with their email. */
       fillBlanksMany: (persons: RowBatch<FilledPerson>, at: string) => repo.fillBlanksMany(persons, at),
       /** Gives an import's persons (by email key) their first phone, unless they have one, in one statement. */
-      addFirstPhones: (organizationId: number, phones: RowBatch<FirstPhone>, at: string) => repo.addFirstPhones(organizationId, phones, at)
+      addFirstPhones: (organizationId: OrganizationRowId, phones: RowBatch<FirstPhone>, at: string) => repo.addFirstPhones(organizationId, phones, at)
     } as const
   }),
   dependencies: [PersonsRepo.Default]

@@ -7,8 +7,10 @@ import { Changes } from "../Changes/Changes.js"
 import { personChange } from "../Changes/Domain.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
+import type { PersonRowId } from "../Domain/RowIds.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, fromParseError, InvalidRequest, Issue, NotFound } from "../Domain/Errors.js"
+import { HistoryEntry } from "../Guests/Domain.js"
 import { GuestReads } from "../Guests/GuestReads.js"
 import { onUniqueViolation, orDieOnStorage } from "../SqlErrors.js"
 import { ContactsCsv } from "./ContactsCsv.js"
@@ -38,6 +40,8 @@ export type BulkResult =
 const emailTaken = (email: string) => new Conflict({ message: `An active person with email ${email} exists` })
 const notFound = (id: string) => new NotFound({ message: `Person ${id} not found` })
 const decodeUpdate = Schema.decodeUnknown(UpdatePerson, { errors: "all", onExcessProperty: "ignore" })
+/** A guest's RSVP history as the events-of-a-person query aggregates it (one person at a time: decoded). */
+const decodeHistory = Schema.decodeSync(Schema.parseJson(Schema.Array(HistoryEntry)))
 
 /** A change to an optional profile field: absent leaves it, `""` and null both clear it. */
 const clearedOrSet = (value: string | null | undefined) => (value === undefined ? undefined : blankToNull(value))
@@ -55,7 +59,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
     /** Persons with their flat custom fields, loaded in one query for the whole page. */
     const page = (rows: ReadonlyArray<PersonRow>) =>
       Effect.map(customFields.valuesOf(rows.map((r) => r.id)), (values) => {
-        const byPerson = new Map<number, Array<(typeof values)[number]>>()
+        const byPerson = new Map<PersonRowId, Array<(typeof values)[number]>>()
         for (const value of values) {
           const list = byPerson.get(value.person_id)
           if (list === undefined) byPerson.set(value.person_id, [value])
@@ -210,7 +214,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
           slug: link.slug,
           date: link.primary_date,
           rsvpStatus: link.rsvp_status,
-          rsvpStatusHistory: JSON.parse(link.history),
+          rsvpStatusHistory: decodeHistory(link.history),
           attendance: link.attendance_status
         }))
       }

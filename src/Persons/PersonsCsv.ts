@@ -19,7 +19,7 @@ import type { CsvHeader, CsvRow, HeaderSpec, ImportColumn } from "../Csv/CsvImpo
 import { normalizeHeader } from "../Csv/CsvImport.js"
 import { RowErrors } from "../Csv/ImportReport.js"
 import { blankToNull, emailKeyOf, optional } from "../Domain/Fields.js"
-import { type Definitions, type FieldChange, type FieldDef, resolveChanges } from "./CustomFields.js"
+import { type Definitions, type FieldChange, type FieldDef, optionIdsOf, resolveChanges } from "./CustomFields.js"
 import { CreatePerson } from "./Domain.js"
 import { importedColumns } from "./PersonBatches.js"
 import { type ExportRow, profileColumns } from "./PersonsRepo.js"
@@ -81,8 +81,7 @@ export interface ExportRecord {
 /** A stored value as a cell: multiselect option ids become their values, joined. */
 export const displayValue = (field: FieldDef, stored: string): string => {
   if (field.type !== "multiselect") return stored
-  const ids = JSON.parse(stored) as ReadonlyArray<string>
-  return ids.flatMap((id) => field.options.filter((o) => o.id === id).map((o) => o.value)).join(MULTISELECT_SEPARATOR)
+  return optionIdsOf(stored).flatMap((id) => field.options.filter((o) => o.id === id).map((o) => o.value)).join(MULTISELECT_SEPARATOR)
 }
 
 const personCells: Record<PersonColumn, (row: ExportRow) => string | null> = {

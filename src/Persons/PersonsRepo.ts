@@ -12,10 +12,11 @@ import { activePersonByEmail } from "./BatchJoins.js"
 import { nameKeyOf, TRIGRAM } from "./Keys.js"
 import { type FilledPerson, type FirstPhone, type ImportedPerson, importedColumns, type MatchRow, type RowBatch } from "./PersonBatches.js"
 import { emailKeyOf } from "../Domain/Fields.js"
+import { type OrganizationRowId, PersonRowId, rowIdColumn } from "../Domain/RowIds.js"
 import type { SmsConsentValue } from "./Domain.js"
 
 export const PersonRow = Schema.Struct({
-  id: Schema.Number,
+  id: rowIdColumn.person,
   public_id: Schema.String,
   first_name: Schema.String,
   last_name: Schema.String,
@@ -60,7 +61,7 @@ export const profileColumns = {
 
 export interface NewPersonRow {
   readonly publicId: string
-  readonly organizationId: number
+  readonly organizationId: OrganizationRowId
   readonly firstName: string
   readonly lastName: string
   readonly email: string
@@ -109,21 +110,21 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
      * `skip=900000` of 1,000,000 persons walks 900,000 index entries instead of 900,000 rows
      * (bench/RESULTS.md, issue 18).
      */
-    const list = ({ limit, organizationId, skip }: { organizationId: number; limit: number; skip: number }) =>
+    const list = ({ limit, organizationId, skip }: { organizationId: OrganizationRowId; limit: number; skip: number }) =>
       many(sql`${select} WHERE p.id IN (SELECT x.id FROM persons x WHERE x.organization_id = ${organizationId} AND x.archived_at IS NULL
                ORDER BY x.id LIMIT ${limit} OFFSET ${skip})
                ORDER BY p.id`)
 
-    const byPublicId = ({ organizationId, publicId }: { organizationId: number; publicId: string }) =>
+    const byPublicId = ({ organizationId, publicId }: { organizationId: OrganizationRowId; publicId: string }) =>
       one(sql`${select} WHERE p.public_id = ${publicId} AND p.organization_id = ${organizationId}`)
 
     /** The organization's persons with these public ids (archived ones included), in creation order. */
-    const byPublicIds = (organizationId: number, publicIds: ReadonlyArray<string>) =>
+    const byPublicIds = (organizationId: OrganizationRowId, publicIds: ReadonlyArray<string>) =>
       many(sql`${select} WHERE p.public_id IN ${d.inValues(JSON.stringify(publicIds), "text")}
                AND p.organization_id = ${organizationId} ORDER BY p.id`)
 
     interface SearchRequest {
-      readonly organizationId: number
+      readonly organizationId: OrganizationRowId
       readonly includeArchived: boolean
       readonly limit: number
       readonly skip: number
@@ -136,7 +137,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       includeArchived ? sql.literal("") : sql.literal("AND p.archived_at IS NULL")
 
     /** A name search's clause (SQLite's trigram match, for 3+ characters, leads: it picks the rows). */
-    const nameClause = (organizationId: number, filter: Statement.Fragment, term: string) =>
+    const nameClause = (organizationId: OrganizationRowId, filter: Statement.Fragment, term: string) =>
       [...term].length >= TRIGRAM
         ? sql`WHERE ${d.nameContains(term)} AND p.organization_id = ${organizationId} ${filter}`
         : sql`WHERE p.organization_id = ${organizationId} ${filter} AND ${d.nameContains(term)}`
@@ -158,7 +159,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
      * name substring or an exact email finds, with the same matching as the API's search.
      */
     interface BrowseRequest {
-      readonly organizationId: number
+      readonly organizationId: OrganizationRowId
       readonly archived: boolean
       readonly term: { readonly by: "name" | "email"; readonly text: string } | undefined
       readonly limit: number
@@ -177,7 +178,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     const countBrowse = (r: BrowseRequest) => count(sql`SELECT count(*) AS total FROM persons p ${browseClause(r)}`)
 
     /** The SMS consent recorded for a phone number of the organization, if any (`consent` has a CHECK of these values). */
-    const consentOf = (organizationId: number, number: string) =>
+    const consentOf = (organizationId: OrganizationRowId, number: string) =>
       Effect.map(
         direct.first<{ readonly consent: SmsConsentValue; readonly source: string }>(
           sql`SELECT consent, source FROM sms_consents WHERE organization_id = ${organizationId} AND number = ${number}`
@@ -186,7 +187,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       )
 
     /** The active person with this email, if any. */
-    const activeByEmail = ({ email, organizationId }: { organizationId: number; email: string }) =>
+    const activeByEmail = ({ email, organizationId }: { organizationId: OrganizationRowId; email: string }) =>
       one(sql`${select} WHERE p.organization_id = ${organizationId} AND p.email_key = ${emailKeyOf(email)}
               AND p.archived_at IS NULL`)
 
@@ -214,17 +215,17 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
           created_at: row.createdAt,
           updated_at: row.createdAt
         })
-      } RETURNING id`.pipe(direct.insert)
+      } RETURNING id`.pipe(direct.insert<PersonRowId>)
 
     /** The row id of the organization's person with this public id (archived ones included), if any. */
-    const idByPublicId = (organizationId: number, publicId: string) =>
+    const idByPublicId = (organizationId: OrganizationRowId, publicId: string) =>
       Effect.map(
-        direct.first<{ id: number }>(sql`SELECT id FROM persons WHERE public_id = ${publicId} AND organization_id = ${organizationId}`),
+        direct.first<{ id: PersonRowId }>(sql`SELECT id FROM persons WHERE public_id = ${publicId} AND organization_id = ${organizationId}`),
         (row) => row?.id
       )
 
     /** company and position only where the person has none yet; answers whether it filled anything. */
-    const fillCompanyAndPosition = (personId: number, company: string | null, position: string | null, at: string) =>
+    const fillCompanyAndPosition = (personId: PersonRowId, company: string | null, position: string | null, at: string) =>
       Effect.map(
         direct.rows(sql`UPDATE persons SET company = coalesce(company, ${company}), position = coalesce(position, ${position}),
               updated_at = ${at}
@@ -234,25 +235,25 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       )
 
     /** Sets the given columns (the caller keeps `email_key` and `name_key` in step). */
-    const update = (id: number, changes: Record<string, string | null>, updatedAt: string) =>
+    const update = (id: PersonRowId, changes: Record<string, string | null>, updatedAt: string) =>
       direct.run(sql`UPDATE persons SET ${sql.update({ ...changes, updated_at: updatedAt })} WHERE id = ${id}`)
 
-    const setArchived = (id: number, archivedAt: string | null, updatedAt: string) =>
+    const setArchived = (id: PersonRowId, archivedAt: string | null, updatedAt: string) =>
       direct.run(sql`UPDATE persons SET archived_at = ${archivedAt}, updated_at = ${updatedAt} WHERE id = ${id}`)
 
     /** Makes `number` the person's preferred phone, adding it when new. */
-    const setPreferredPhone = (personId: number, number: string, createdAt: string) =>
+    const setPreferredPhone = (personId: PersonRowId, number: string, createdAt: string) =>
       Effect.zipRight(
         direct.run(sql`UPDATE phones SET is_preferred = 0 WHERE person_id = ${personId} AND is_preferred = 1`),
         direct.run(sql`INSERT INTO phones (person_id, number, is_preferred, created_at) VALUES (${personId}, ${number}, 1, ${createdAt})
             ON CONFLICT (person_id, number) DO UPDATE SET is_preferred = 1`)
       )
 
-    const hasPhone = (personId: number) =>
+    const hasPhone = (personId: PersonRowId) =>
       Effect.map(direct.first(sql`SELECT 1 AS found FROM phones WHERE person_id = ${personId} LIMIT 1`), (row) => row !== undefined)
 
     /** Up to `size` persons after `after`, active or archived ones, in creation order. */
-    const exportPage = (organizationId: number, archived: boolean, after: number, size: number) =>
+    const exportPage = (organizationId: OrganizationRowId, archived: boolean, after: number, size: number) =>
       direct.rows<ExportRow>(sql`${selectForExport}
           WHERE p.organization_id = ${organizationId} AND ${archived ? sql.literal("p.archived_at IS NOT NULL") : sql.literal("p.archived_at IS NULL")}
             AND p.id > ${after}
@@ -263,7 +264,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
      * `size`: keyset pages, each read when the previous one has been consumed. Run it in
      * `DirectSql.snapshot` for one consistent list.
      */
-    const ofOrganization = (organizationId: number, archived: boolean, size: number): Stream.Stream<ReadonlyArray<ExportRow>, SqlError> =>
+    const ofOrganization = (organizationId: OrganizationRowId, archived: boolean, size: number): Stream.Stream<ReadonlyArray<ExportRow>, SqlError> =>
       Stream.paginateEffect(0, (after: number) =>
         Effect.map(exportPage(organizationId, archived, after, size), (rows) =>
           [rows, rows.length < size ? Option.none() : Option.some(rows[rows.length - 1]!.id)] as const)
@@ -273,7 +274,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
      * The active persons holding these emails (given as `emailKeyOf` keys). On PostgreSQL the keys
      * drive, each finding its person by the index (BatchJoins.ts).
      */
-    const activeByEmailKeys = (organizationId: number, emailKeys: ReadonlyArray<string>) =>
+    const activeByEmailKeys = (organizationId: OrganizationRowId, emailKeys: ReadonlyArray<string>) =>
       emailKeys.length === 0
         ? Effect.succeed<ReadonlyArray<MatchRow>>([])
         : direct.rows<MatchRow>(sql`SELECT p.id, p.public_id, p.email_key,
@@ -289,7 +290,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
         }`)
 
     /** Creates persons in one statement. */
-    const insertMany = (organizationId: number, persons: RowBatch<ImportedPerson>, at: string) =>
+    const insertMany = (organizationId: OrganizationRowId, persons: RowBatch<ImportedPerson>, at: string) =>
       persons.size === 0
         ? Effect.void
         : Effect.asVoid(direct.run(sql`INSERT INTO persons (public_id, organization_id,
@@ -308,7 +309,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       persons.size === 0
         ? Effect.succeed(0)
         : Effect.map(
-          direct.rows<{ readonly id: number }>(sql`UPDATE persons SET
+          direct.rows<{ readonly id: PersonRowId }>(sql`UPDATE persons SET
               ${sql.csv(importedColumns.map((column, i) => sql`${sql.literal(`${column} = coalesce(persons.${column}, `)}${d.at(i + 2)})`))},
               updated_at = ${at}
             FROM ${d.rows(persons.json)}
@@ -322,7 +323,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
      * a phone already. (The batch is the outer loop, each person found by its email's index,
      * BatchJoins.ts; SQLite would otherwise scan the organization's persons.)
      */
-    const addFirstPhones = (organizationId: number, phones: RowBatch<FirstPhone>, at: string) =>
+    const addFirstPhones = (organizationId: OrganizationRowId, phones: RowBatch<FirstPhone>, at: string) =>
       phones.size === 0
         ? Effect.void
         : Effect.asVoid(direct.run(sql`INSERT INTO phones (person_id, number, is_preferred, created_at)
@@ -330,7 +331,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
             ${activePersonByEmail(sql, d, organizationId, d.at(0))}
             WHERE NOT EXISTS (SELECT 1 FROM phones f WHERE f.person_id = p.id)`))
 
-    const setConsent = (row: { organizationId: number; number: string; consent: string; source: string; at: string }) =>
+    const setConsent = (row: { organizationId: OrganizationRowId; number: string; consent: string; source: string; at: string }) =>
       sql`INSERT INTO sms_consents (organization_id, number, consent, source, updated_at)
           VALUES (${row.organizationId}, ${row.number}, ${row.consent}, ${row.source}, ${row.at})
           ON CONFLICT (organization_id, number) DO UPDATE

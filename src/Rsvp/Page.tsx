@@ -4,7 +4,7 @@
  * Everything that comes from data is escaped by the renderer.
  */
 import { isHttpUrl } from "../Domain/Fields.js"
-import { parseJson } from "../Domain/Json.js"
+import { imagesOf, rsvpQuestionsOf, virtualLocationsOf } from "../Events/EventJson.js"
 import { describeEvent } from "../Events/EventMapping.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import type { QrDrawing } from "../Guests/Tickets.js"
@@ -28,14 +28,13 @@ const When = ({ event }: { event: EventRow }) => (
 )
 
 const EventDetails = ({ calendar, event }: { event: EventRow; calendar?: string | undefined }) => {
-  const images = parseJson<Array<{ type: string; url: string }>>(event.images)
+  const images = imagesOf(event)
   // stored URLs are http(s) since they are validated; rows written before that are checked here too
   const header = [images.find((i) => i.type === "headerImg")?.url, event.featured_image]
     .find((url): url is string => typeof url === "string" && isHttpUrl(url))
   const place = [event.location_name, event.location_address, event.location_apartment, event.location_city, event.location_state,
     event.location_postal_code, event.location_country].filter((p): p is string => p !== null && p !== "")
-  const online = parseJson<Array<{ url: string | null; sourceType: string | null }>>(event.virtual_locations)
-    .filter((v): v is { url: string; sourceType: string | null } => v.url !== null && isHttpUrl(v.url))
+  const online = virtualLocationsOf(event).flatMap((v) => v.url !== null && isHttpUrl(v.url) ? [{ url: v.url, sourceType: v.sourceType }] : [])
   const description = describeEvent(event.link_preview_description, event.rsvp_description)
   return (
     <div class="card">
@@ -99,7 +98,7 @@ const Choice = (props: { value: string; label: string; current: string }) => (
 )
 
 export const InvitationPage = ({ invitation: { event, full, guest }, site, state }: { site: Site; invitation: Invitation; state: PageState }) => {
-  const questions = parseJson<Array<{ title: string; description: string | null }>>(event.rsvp_questions)
+  const questions = rsvpQuestionsOf(event)
   const answered = new Map(guest.rsvpQuestionResponses.map((r) => [r.title, r.answers.join(", ")]))
   const dietary = guest.dietaryRestrictions ?? []
   const other = dietary.filter((d) => !(DIETARY_OPTIONS as ReadonlyArray<string>).includes(d)).join(", ")

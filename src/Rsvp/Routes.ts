@@ -17,6 +17,7 @@ import { Gate } from "../Auth/AccessLive.js"
 import { CALENDAR_CONTENT_TYPE, calendarFileName, eventCalendar } from "../Calendar/Ics.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
+import { rsvpQuestionsOf } from "../Events/EventJson.js"
 import { currentClient } from "../Http/RequestMeta.js"
 import { doorAddress, formatCode, qrDrawing } from "../Guests/Tickets.js"
 import { fromOwnPages } from "../Http/SameOrigin.js"
@@ -172,7 +173,7 @@ export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
         }
         const invitation = yield* rsvp.view(slug, token)
         if (Option.isNone(invitation)) return notFound
-        const questions = (JSON.parse(invitation.value.event.rsvp_questions) as Array<unknown>).length
+        const questions = rsvpQuestionsOf(invitation.value.event).length
         const answer = parseAnswer(params, questions)
         if (typeof answer === "string") return yield* page(slug, token, { saved: false, error: answer }, 400)
         const saved = yield* rsvp.answer(slug, token, answer)

@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import { Changes } from "../Changes/Changes.js"
 import { guestChange } from "../Changes/Domain.js"
 import { nowIso } from "../Domain/Time.js"
+import { rsvpQuestionsOf } from "../Events/EventJson.js"
 import { EventsRepo, type EventRow } from "../Events/EventsRepo.js"
 import type { Guest, QuestionResponse, RsvpStatus } from "../Guests/Domain.js"
 import { type GuestListChange, statusChange } from "../Guests/Changes.js"
@@ -88,7 +89,7 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
           const { event, full, guest, row } = current.value
           const waitlisted = input.rsvpStatus === "Accepted" && full
           const rsvpStatus: RsvpStatus = waitlisted ? "Waitlisted" : input.rsvpStatus
-          const questions = JSON.parse(event.rsvp_questions) as Array<{ title: string; description: string | null }>
+          const questions = rsvpQuestionsOf(event)
           const responses: Array<QuestionResponse> = questions.flatMap((q, i) => {
             const text = (input.answers[i] ?? "").trim()
             return text === "" ? [] : [{ title: q.title, description: q.description, answers: [text] }]

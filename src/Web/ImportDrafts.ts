@@ -15,11 +15,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Ids } from "../Domain/Ids.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 export const DRAFT_LIFETIME = Duration.hours(1)
 
 export interface DraftOwner {
-  readonly organizationId: number
+  readonly organizationId: OrganizationRowId
   readonly userId: number
   /** The kind of import (`contacts`, `guests:<eventId>`): a draft of one kind is no other's. */
   readonly kind: string

@@ -25,6 +25,8 @@ import { fromOwnPages } from "../Http/SameOrigin.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { rateLimitHeaders } from "../RateLimit/Headers.js"
 import { RateLimiter } from "../RateLimit/RateLimiter.js"
+import { POOL_BUSY, poolTimedOut } from "../SqlErrors.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 import { Assets } from "./Assets.js"
 import { type FlashView, type Member, MessagePage, type Site } from "./Html.js"
 import { Sessions, type WebSession } from "../Auth/Sessions.js"
@@ -53,7 +55,7 @@ export const pageHeaders: Readonly<Record<string, string>> = {
 }
 
 export interface Organization {
-  readonly id: number
+  readonly id: OrganizationRowId
   readonly slug: string
   readonly name: string
   readonly role: Role
@@ -234,6 +236,13 @@ export class Web extends Effect.Service<Web>()("Convene/Web", {
       Effect.catchAllCause(effect, (cause) =>
         Cause.isInterruptedOnly(cause)
           ? Effect.failCause(cause)
+          : poolTimedOut(cause)
+          ? Effect.as(
+            Effect.logWarning(POOL_BUSY),
+            messagePage(undefined, 503, "Busy", "The service is busy. Please try again in a moment.").pipe(
+              HttpServerResponse.setHeader("retry-after", "1")
+            )
+          )
           : Effect.as(
             Effect.logError("Unexpected failure", cause),
             messagePage(undefined, 500, "Something went wrong", "The page could not be shown. Please try again; if it keeps happening, tell the person who runs Convene the time it happened.")

@@ -27,6 +27,7 @@ import { maxAttemptsOf } from "../Outbox/Retry.js"
 import { OutboxWakeups } from "../Outbox/Wakeups.js"
 import { TEST_MESSAGE_PREFIX, type WebhookType } from "./Domain.js"
 import { type NewMessage, WebhooksRepo } from "./WebhooksRepo.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 /** Bodies per batch of `enqueue`: its messages' statements and one for their deliveries. */
 const ENQUEUE_BATCH = 256
@@ -69,7 +70,7 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
      * deliveries (one per message and registration, in that order). Answers the deliveries' public ids.
      */
     const fanOut = (
-      organizationId: number,
+      organizationId: OrganizationRowId,
       type: WebhookType,
       webhookIds: ReadonlyArray<number>,
       messages: ReadonlyArray<NewMessage>,
@@ -82,7 +83,7 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
       })
 
     /** The deliveries of stored messages (their public ids) to `webhookIds`, in one statement. */
-    const fanOutMessages = (organizationId: number, webhookIds: ReadonlyArray<number>, messageIds: ReadonlyArray<string>, now: number) =>
+    const fanOutMessages = (organizationId: OrganizationRowId, webhookIds: ReadonlyArray<number>, messageIds: ReadonlyArray<string>, now: number) =>
       Effect.gen(function*() {
         const rows: Array<readonly [string, string, number]> = []
         for (const messageId of messageIds) {
@@ -94,7 +95,7 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
       })
 
     /** Whether the organization has a registration of `type` now: a caller spares building bodies nobody gets. */
-    const subscribed = (organizationId: number, type: WebhookType) =>
+    const subscribed = (organizationId: OrganizationRowId, type: WebhookType) =>
       Effect.map(repo.subscribers(organizationId, type), (webhookIds) => webhookIds.length > 0)
 
     /**
@@ -104,7 +105,7 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
      * function, called only when someone is subscribed: a write nobody listens to builds nothing.
      */
     const enqueue = (
-      organizationId: number,
+      organizationId: OrganizationRowId,
       type: WebhookType,
       bodiesOf: ReadonlyArray<unknown> | (() => ReadonlyArray<unknown>)
     ) =>
@@ -138,7 +139,7 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
      * they must make one JSON value. With no registration, the stream still runs (for its effects),
      * and nothing is stored.
      */
-    const enqueueSerialized = <E, R>(organizationId: number, type: WebhookType, pieces: Stream.Stream<string, E, R>) =>
+    const enqueueSerialized = <E, R>(organizationId: OrganizationRowId, type: WebhookType, pieces: Stream.Stream<string, E, R>) =>
       Effect.gen(function*() {
         const subscribers = yield* repo.subscribers(organizationId, type)
         if (subscribers.length === 0) return yield* Stream.runDrain(pieces)
@@ -190,7 +191,7 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
      * id marked with `TEST_MESSAGE_PREFIX`; from there it is delivered, retried and logged like any
      * other. Answers the delivery's public id. Runs inside the caller's transaction.
      */
-    const enqueueTest = (organizationId: number, webhookId: number, type: WebhookType, body: unknown) =>
+    const enqueueTest = (organizationId: OrganizationRowId, webhookId: number, type: WebhookType, body: unknown) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const message = { publicId: yield* newMessageId(TEST_MESSAGE_PREFIX), payload: JSON.stringify(body) }

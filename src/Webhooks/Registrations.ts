@@ -18,6 +18,7 @@ import { Outbox } from "./Outbox.js"
 import { sampleEventPerson, sampleOf } from "./Sample.js"
 import { SECRET_PREFIX } from "./Signing.js"
 import { type DeliveryListRow, WebhooksRepo } from "./WebhooksRepo.js"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 /** A registration as the operator (admin CLI) and the dashboard see it. */
 export interface RegistrationSummary {
@@ -99,7 +100,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
     })
 
     /** An organization's registrations, oldest first, for the operator (admin CLI) and the dashboard. */
-    const summaries = Effect.fn("Registrations.summaries")(function*(organizationId: number) {
+    const summaries = Effect.fn("Registrations.summaries")(function*(organizationId: OrganizationRowId) {
       const rows = yield* repo.summaries(organizationId).pipe(Effect.orDie)
       return rows.map((row): RegistrationSummary => ({
         id: row.public_id,
@@ -114,7 +115,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
 
     /** A registration of the organization by its id, in a transaction with `use`; another's is unknown. */
     const withRegistration = <A>(
-      organizationId: number,
+      organizationId: OrganizationRowId,
       registrationId: string,
       use: (webhookId: number, at: string) => Effect.Effect<A, SqlError>
     ) =>
@@ -131,7 +132,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
      * again. Answers how many deliveries were cancelled.
      */
     const setState = Effect.fn("Registrations.setState")(function*(
-      organizationId: number,
+      organizationId: OrganizationRowId,
       registrationId: string,
       state: "active" | "disabled"
     ) {
@@ -147,7 +148,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
     })
 
     /** Deletes a registration by its id, as `DELETE /webhook` does (admin CLI); answers how many deliveries were cancelled. */
-    const remove = Effect.fn("Registrations.remove")(function*(organizationId: number, registrationId: string) {
+    const remove = Effect.fn("Registrations.remove")(function*(organizationId: OrganizationRowId, registrationId: string) {
       return yield* withRegistration(organizationId, registrationId, softDelete)
     })
 

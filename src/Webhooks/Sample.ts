@@ -6,6 +6,7 @@
 import type { PayloadVariant } from "../Config/AppConfig.js"
 import { eventUpdatedBody } from "../Events/EventPayload.js"
 import { defaults, toEvent } from "../Events/EventMapping.js"
+import { EventRowId, OrganizationRowId } from "../Domain/RowIds.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { eventPersonBody, type GuestSnapshot, guestListBody } from "../Guests/GuestPayloads.js"
 import type { WebhookType } from "./Domain.js"
@@ -13,9 +14,9 @@ import type { WebhookType } from "./Domain.js"
 const at = "2030-05-01T17:30:00.000Z"
 
 const event: EventRow = {
-  id: 0,
+  id: EventRowId(0),
   public_id: "00000000-0000-4000-8000-000000000001",
-  organization_id: 0,
+  organization_id: OrganizationRowId(0),
   name: "Sample Summer Gala",
   slug: "sample-summer-gala",
   primary_date: "2030-06-01T20:00:00+02:00",

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { DirectSql } from "../Db/DirectSql.js"
 import { DeliveryStatus, WebhookType } from "./Domain.js"
+import { type OrganizationRowId, rowIdColumn } from "../Domain/RowIds.js"
 
 export const RegistrationRow = Schema.Struct({
   id: Schema.Number,
@@ -111,7 +112,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
     const asBytes = (column: string) => sql.literal(onPg ? `convert_to(${column}, 'UTF8')` : `CAST(${column} AS BLOB)`)
 
     const active = SqlSchema.findOne({
-      Request: Schema.Struct({ organizationId: Schema.Number, url: Schema.String, type: WebhookType }),
+      Request: Schema.Struct({ organizationId: rowIdColumn.organization, url: Schema.String, type: WebhookType }),
       Result: RegistrationRow,
       execute: ({ organizationId, type, url }) =>
         sql`SELECT id, public_id, url, type, secret, disabled_at, deleted_at FROM webhooks
@@ -119,7 +120,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
     })
 
     const byRegistrationId = SqlSchema.findOne({
-      Request: Schema.Struct({ organizationId: Schema.Number, publicId: Schema.String }),
+      Request: Schema.Struct({ organizationId: rowIdColumn.organization, publicId: Schema.String }),
       Result: RegistrationRow,
       execute: ({ organizationId, publicId }) =>
         sql`SELECT id, public_id, url, type, secret, disabled_at, deleted_at FROM webhooks
@@ -141,7 +142,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
         Effect.map((rows) => Number(rows[0]!["n"]))
       )
 
-    const insert = (row: { publicId: string; organizationId: number; url: string; type: WebhookType; secret: string; at: string }) =>
+    const insert = (row: { publicId: string; organizationId: OrganizationRowId; url: string; type: WebhookType; secret: string; at: string }) =>
       sql`INSERT INTO webhooks (public_id, organization_id, url, type, secret, created_at)
           VALUES (${row.publicId}, ${row.organizationId}, ${row.url}, ${row.type}, ${row.secret}, ${row.at})`
 
@@ -153,7 +154,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
     const softDelete = (id: number, at: string) => sql`UPDATE webhooks SET deleted_at = ${at} WHERE id = ${id}`
 
     /** The registrations a new notification fans out to: those existing (and enabled) right now. */
-    const subscribers = (organizationId: number, type: WebhookType) =>
+    const subscribers = (organizationId: OrganizationRowId, type: WebhookType) =>
       Effect.map(
         direct.rows<{ id: number }>(
           sql`SELECT id FROM webhooks
@@ -166,7 +167,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
      * Messages of one type, their bodies serialized already, in a few set-based statements (one per
      * 64 messages, bodies bound as parameters). Runs in the caller's transaction.
      */
-    const insertMessages = (organizationId: number, type: WebhookType, at: string, messages: ReadonlyArray<NewMessage>) =>
+    const insertMessages = (organizationId: OrganizationRowId, type: WebhookType, at: string, messages: ReadonlyArray<NewMessage>) =>
       Effect.gen(function*() {
         for (let start = 0; start < messages.length;) {
           const rows = MESSAGE_ROWS.find((n) => n >= messages.length - start) ?? MOST_MESSAGE_ROWS
@@ -181,7 +182,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       })
 
     /** A large message, its body to come in parts (`insertPart`, then `endParts`); answers its row id. */
-    const insertPartedMessage = (row: { publicId: string; organizationId: number; type: WebhookType; at: string }) =>
+    const insertPartedMessage = (row: { publicId: string; organizationId: OrganizationRowId; type: WebhookType; at: string }) =>
       direct.insert(sql`INSERT INTO webhook_messages (public_id, organization_id, type, payload, payload_bytes, created_at)
           VALUES (${row.publicId}, ${row.organizationId}, ${row.type}, '', 0, ${row.at}) RETURNING id`)
 
@@ -220,7 +221,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
 
     const list = SqlSchema.findAll({
       Request: Schema.Struct({
-        organizationId: Schema.Number,
+        organizationId: rowIdColumn.organization,
         status: Schema.NullOr(DeliveryStatus),
         limit: Schema.Number,
         skip: Schema.Number
@@ -235,7 +236,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
 
     /** One delivery of the organization, as the log lists it. */
     const one = SqlSchema.findOne({
-      Request: Schema.Struct({ organizationId: Schema.Number, publicId: Schema.String }),
+      Request: Schema.Struct({ organizationId: rowIdColumn.organization, publicId: Schema.String }),
       Result: DeliveryListRow,
       execute: ({ organizationId, publicId }) =>
         sql`SELECT ${deliveryColumns}
@@ -243,13 +244,13 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
             WHERE d.organization_id = ${organizationId} AND d.channel = 'webhook' AND d.public_id = ${publicId}`
     })
 
-    const count = (organizationId: number, status: typeof DeliveryStatus.Type | null) =>
+    const count = (organizationId: OrganizationRowId, status: typeof DeliveryStatus.Type | null) =>
       sql`SELECT count(*) AS n FROM outbox_deliveries
           WHERE organization_id = ${organizationId} AND channel = 'webhook' ${status === null ? sql.literal("") : sql`AND status = ${status}`}`.pipe(
         Effect.map((rows) => Number(rows[0]!["n"]))
       )
 
-    const byPublicId = (organizationId: number, publicId: string) =>
+    const byPublicId = (organizationId: OrganizationRowId, publicId: string) =>
       sql`SELECT id, status FROM outbox_deliveries
           WHERE organization_id = ${organizationId} AND channel = 'webhook' AND public_id = ${publicId}`.pipe(
         Effect.map((rows) => (rows.length === 0 ? undefined : { id: Number(rows[0]!["id"]), status: String(rows[0]!["status"]) }))

@@ -16,6 +16,7 @@ import { join } from "node:path"
 import type { Browser, BrowserContext, Locator, Page, Response } from "playwright-core"
 import { expect } from "vitest"
 import type { Role } from "../../src/Domain/Role.js"
+import type { OrganizationRowId } from "../../src/Domain/RowIds.js"
 import { Members } from "../../src/Organizations/Members.js"
 import type { TestServerShape } from "./TestServer.js"
 
@@ -148,7 +149,7 @@ let counter = 0
 export const unique = (label: string) => `${label}-${process.pid}-${++counter}`
 
 export interface Organization {
-  readonly id: number
+  readonly id: OrganizationRowId
   readonly slug: string
   readonly name: string
   /** An API token of the organization (role Admin). */

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AppConfig, appConfig } from "../../src/Config/AppConfig.js"
 import { DirectSql } from "../../src/Db/DirectSql.js"
+import type { OrganizationRowId } from "../../src/Domain/RowIds.js"
 import { Organizations } from "../../src/Organizations/Organizations.js"
 import { AppLive } from "../../src/Server.js"
 import { NodeServerLive } from "../../src/Shutdown.js"
@@ -41,7 +42,7 @@ export interface TestServerShape {
   /** An HTTP request; by default authenticated with the bootstrap API token. */
   readonly request: <T = any>(method: string, path: string, options?: RequestOptions) => Effect.Effect<Reply<T>>
   /** A new organization with its own API token (as the admin CLI would make it). */
-  readonly organization: (slug: string) => Effect.Effect<{ readonly id: number; readonly token: string }>
+  readonly organization: (slug: string) => Effect.Effect<{ readonly id: OrganizationRowId; readonly token: string }>
   /** SQL statements the server has executed so far. */
   readonly statements: () => number
 }

@@ -1,0 +1,132 @@
+/**
+ * PostgreSQL's pool of connections under pressure (README "Several instances on PostgreSQL"): a
+ * small pool (`DATABASE_POOL_SIZE`), of which the outbox's lease slot holds one for good, and
+ * another client of the database holding the write lock (a long import elsewhere) or a table
+ * lock (slow statements):
+ * - writers queued behind the lock take two connections between them, and reads go on with the
+ *   rest: a person, a plain search (a read transaction), an idempotent replay (its key is read
+ *   without the write lock); the writes commit once the lock is free;
+ * - when every connection stays busy, a request answers 503 `unavailable` after
+ *   `DATABASE_ACQUIRE_TIMEOUT` instead of waiting for ever, and the service recovers with the pool.
+ * It runs in the PostgreSQL pass of the suite (`npm run test:pg`), the configuration check on both.
+ */
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Duration, Effect, Fiber } from "effect"
+import Pg from "pg"
+import { WRITE_LOCK } from "../src/Db/Postgres.js"
+import { onPostgres } from "./support/Engine.js"
+import { createEvent, createPerson, expectError, expectStatus, uniqueEmail } from "./support/Fixtures.js"
+import { configFrom, type Reply, TestServer, testEnvironment, testServer } from "./support/TestServer.js"
+
+/** A client of the test server's database of its own, closed with the scope. */
+const outsider = Effect.gen(function*() {
+  const { databaseEnv } = yield* TestServer
+  return yield* Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new Pg.Client({ connectionString: databaseEnv.DATABASE_URL })
+      await client.connect()
+      return client
+    }),
+    (client) => Effect.promise(() => client.end())
+  )
+})
+
+const query = (client: Pg.Client, text: string) => Effect.promise(() => client.query(text))
+
+/** The reply and how long it took, in milliseconds. */
+const timed = <A>(self: Effect.Effect<Reply<A>>) =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    const reply = yield* self
+    return { reply, ms: Date.now() - started }
+  })
+
+describe("DATABASE_POOL_SIZE and DATABASE_ACQUIRE_TIMEOUT", () => {
+  it.effect("are validated at start with a line naming them", () =>
+    Effect.gen(function*() {
+      const bad = (env: Record<string, string>) =>
+        configFrom({ ...testEnvironment("/tmp/x.db"), ...env }).pipe(Effect.flip, Effect.catchAllDefect((d) => Effect.succeed(String(d))), Effect.map(String))
+      expect(yield* bad({ DATABASE_POOL_SIZE: "3" })).toContain("DATABASE_POOL_SIZE must be an integer from 4 to 1000 (got \"3\")")
+      expect(yield* bad({ DATABASE_POOL_SIZE: "many" })).toContain("DATABASE_POOL_SIZE must be an integer from 4 to 1000")
+      expect(yield* bad({ DATABASE_ACQUIRE_TIMEOUT: "0s" })).toContain("DATABASE_ACQUIRE_TIMEOUT must be a duration")
+      const config = yield* configFrom({ ...testEnvironment("/tmp/x.db"), DATABASE_POOL_SIZE: "25", DATABASE_ACQUIRE_TIMEOUT: "2 seconds" })
+      expect(config.databasePool.size).toBe(25)
+      expect(Duration.toMillis(config.databasePool.acquireTimeout)).toBe(2_000)
+    }))
+})
+
+describe.runIf(onPostgres)("PostgreSQL's pool under pressure", () => {
+  // four connections: the lease slot's, two for writers, one left for everything else
+  layer(testServer({ DATABASE_POOL_SIZE: "4", DATABASE_ACQUIRE_TIMEOUT: "2 seconds" }), { excludeTestServices: true })("writers behind the write lock", (it) => {
+    it.scoped("take two connections between them: reads, a plain search and an idempotent replay still answer", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const personId = yield* createPerson(server)
+        const event = yield* createEvent(server)
+        expectStatus(yield* server.request("POST", `/event/${event.eventId}/guestlist`, { body: { guests: [{ personId }] } }), 200)
+        const idempotent = {
+          body: { firstName: "Once", lastName: "Only", email: uniqueEmail("once") },
+          headers: { "idempotency-key": `pool-${process.pid}` }
+        }
+        const first = expectStatus(yield* server.request("POST", "/person", idempotent), 201)
+
+        // a long write elsewhere: another client of the database holds the write lock
+        const importer = yield* outsider
+        yield* query(importer, "BEGIN")
+        yield* query(importer, `SELECT pg_advisory_xact_lock(${WRITE_LOCK})`)
+        const writers = yield* Effect.forEach([1, 2, 3, 4], (i) =>
+          Effect.fork(server.request("POST", "/person", { body: { firstName: "Queued", lastName: String(i), email: uniqueEmail("queued") } })))
+        yield* Effect.sleep("500 millis")
+
+        const read = yield* timed(server.request("GET", `/person/${personId}`))
+        expectStatus(read.reply, 200)
+        expect(read.ms).toBeLessThan(1_500)
+        const search = yield* timed(server.request("GET", `/event/${event.eventId}/guestlist/search?personIds=${personId}`))
+        expect(expectStatus(search.reply, 200).body.guests.map((g: { personId: string }) => g.personId)).toEqual([personId])
+        expect(search.ms).toBeLessThan(1_500)
+        const replay = yield* timed(server.request("POST", "/person", idempotent))
+        expectStatus(replay.reply, 201)
+        expect(replay.reply.headers.get("idempotent-replayed")).toBe("true")
+        expect(replay.reply.body).toEqual(first.body)
+        expect(replay.ms).toBeLessThan(1_500)
+
+        // the writers waited for the lock, not for a connection: all of them commit once it is free
+        for (const writer of writers) expect(writer.unsafePoll()).toBeNull()
+        yield* query(importer, "COMMIT")
+        for (const writer of writers) expectStatus(yield* Fiber.join(writer), 201)
+      }), 30_000)
+  })
+
+  layer(testServer({ DATABASE_POOL_SIZE: "4", DATABASE_ACQUIRE_TIMEOUT: "1 second" }), { excludeTestServices: true })("every connection busy", (it) => {
+    it.scoped("a request answers 503 unavailable after DATABASE_ACQUIRE_TIMEOUT, not never; the service recovers", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const personId = yield* createPerson(server)
+        // slow statements: another client locks the persons table, and three reads of a person
+        // each hold a connection while they wait for it (the lease slot holds the fourth)
+        const locker = yield* outsider
+        yield* query(locker, "BEGIN")
+        yield* query(locker, "LOCK TABLE persons IN ACCESS EXCLUSIVE MODE")
+        const stuck = yield* Effect.forEach([1, 2, 3], () => Effect.fork(server.request("GET", `/person/${personId}`)))
+        yield* Effect.sleep("500 millis")
+
+        const refused = yield* timed(server.request("GET", "/event"))
+        expectError(refused.reply, 503, "unavailable")
+        expect(refused.reply.headers.get("retry-after")).toBe("1")
+        expect(refused.reply.text).not.toMatch(/timeout exceeded|SqlError|pg/)
+        expect(refused.ms).toBeGreaterThanOrEqual(900)
+        expect(refused.ms).toBeLessThan(3_000)
+        const refusedEmail = uniqueEmail("noroom")
+        const write = yield* timed(server.request("POST", "/person", { body: { firstName: "No", lastName: "Room", email: refusedEmail } }))
+        expectError(write.reply, 503, "unavailable")
+        expect(write.ms).toBeLessThan(3_000)
+
+        yield* query(locker, "ROLLBACK")
+        for (const fiber of stuck) expectStatus(yield* Fiber.join(fiber), 200)
+        expectStatus(yield* server.request("GET", "/event"), 200)
+        // the refused write changed nothing
+        expect(expectStatus(yield* server.request("GET", `/person/search?email=${encodeURIComponent(refusedEmail)}`), 200).body.total).toBe(0)
+        expectStatus(yield* server.request("POST", "/person", { body: { firstName: "Now", lastName: "Room", email: refusedEmail } }), 201)
+      }), 30_000)
+  })
+})
