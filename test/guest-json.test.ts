@@ -14,6 +14,7 @@ import { renderGuest } from "../src/Guests/GuestView.js"
 import { Payment, PaymentStatus } from "../src/Payments/Domain.js"
 import type { GuestPaymentFields } from "../src/Payments/GuestPayments.js"
 import type { Role } from "../src/Domain/Role.js"
+import { PersonRowId } from "../src/Domain/RowIds.js"
 
 // text that JSON must escape, and text that it must not touch
 const text = fc.oneof(
@@ -75,7 +76,7 @@ const options = fc.record({
   role: fc.constantFrom<Role>("Viewer", "Team Member", "Admin", "Super Admin"),
   slug: nullable(fc.constantFrom("gala", "spring picnic", "été")),
   ticketing: fc.boolean(),
-  payments: fc.option(fc.array(fc.tuple(fc.integer({ min: 1, max: 5 }), payment)), { nil: undefined })
+  payments: fc.option(fc.array(fc.tuple(fc.integer({ min: 1, max: 5 }).map(PersonRowId), payment)), { nil: undefined })
 }).map(({ payments, role, slug, ticketing }) => ({
   role,
   event: { slug, ticketing_enabled: ticketing ? 1 : 0 } as EventRow,
