@@ -7,7 +7,7 @@
  * | a JSON array as a table `j` (`value`, `key` in array order) | `json_each(?)` | `jsonb_array_elements(?::jsonb) WITH ORDINALITY` |
  * | field `i` of a row array `j.value` | `j.value ->> i` (typed as stored) | `(j.value ->> i)::<type>` (text otherwise) |
  * | equality where NULL equals NULL | `a IS b` | `a IS NOT DISTINCT FROM b` |
- * | rows as a JSON array of objects | `json_group_array(json_object(…))` | `json_agg(json_build_object(…))::text` |
+ * | rows as compact JSON text of an array of objects | `json_group_array(json_object(…))` | `string_agg` of `to_json(column)::text` pieces (`json_agg` and `json_build_object` write `"key" : value, …` with spaces) |
  * | case-insensitive order | `x COLLATE NOCASE` | `lower(x) COLLATE "C"` |
  * | a substring of a person's name | FTS5 trigram table `persons_search` (3+ characters), else `LIKE` | `LIKE` on `name_key`, served by the `pg_trgm` GIN index when the term holds a trigram (3+ characters), else under `COLLATE "C"`, kept off that index |
  *
@@ -20,6 +20,9 @@ import type * as Statement from "@effect/sql/Statement"
 import { ftsPhrase, likeContains, TRIGRAM } from "../Persons/Keys.js"
 
 export type FieldType = "integer" | "text" | "real"
+
+/** The keys (plain identifiers) and columns of a JSON object built in SQL, in key order. */
+export type JsonFields = ReadonlyArray<readonly [key: string, column: string]>
 
 export interface Dialect {
   readonly name: "sqlite" | "pg"
@@ -34,11 +37,12 @@ export interface Dialect {
   /** `a = b`, where NULL equals NULL. */
   readonly same: (a: Statement.Fragment, b: Statement.Fragment) => Statement.Fragment
   /**
-   * SQL text (no parameters, for `sql.literal`) giving the JSON text of an array of objects (`[]`
-   * when there are none): `pairs` are the arguments of `json_object` (`'key', column, …`), in
-   * `orderBy` order; for a correlated subquery's SELECT.
+   * SQL text (no parameters, for `sql.literal`) giving the compact JSON text of an array of objects,
+   * as `JSON.stringify` writes it (`[]` when there are none): each object's `fields` are
+   * `[key, column]` in key order (scalar columns; NULL is `null`), the objects in `orderBy` order;
+   * for a correlated subquery's SELECT.
    */
-  readonly jsonObjects: (pairs: string, orderBy: string) => string
+  readonly jsonObjects: (fields: JsonFields, orderBy: string) => string
   /** `column`, ordered without regard to case. */
   readonly nocase: (column: string) => Statement.Fragment
   /** A condition: the person `p`'s name contains `term` (case-insensitive). */
@@ -55,6 +59,17 @@ const hasTrigram = (term: string) =>
     [...word[0]].length + (word.index === 0 ? 0 : 2) + (word.index + word[0].length === term.length ? 0 : 1) >= TRIGRAM
   )
 
+/** `Dialect.jsonObjects` of each engine (tested on its own against both: test/guest-json.test.ts). */
+export const jsonObjectsSql: Record<Dialect["name"], Dialect["jsonObjects"]> = {
+  sqlite: (fields, orderBy) =>
+    `json_group_array(json_object(${fields.map(([key, column]) => `'${key}', ${column}`).join(", ")}) ORDER BY ${orderBy})`,
+  pg: (fields, orderBy) => {
+    const object = fields.map(([key, column], i) => `'${i === 0 ? "{" : ","}"${key}":' || COALESCE(to_json(${column})::text, 'null')`)
+      .join(" || ")
+    return `'[' || COALESCE(string_agg(${object} || '}', ',' ORDER BY ${orderBy}), '') || ']'`
+  }
+}
+
 const typeOf = (type: FieldType) => type === "integer" ? "bigint" : type === "real" ? "double precision" : "text"
 
 const sqlite = (sql: SqlClient.SqlClient): Dialect => ({
@@ -64,7 +79,7 @@ const sqlite = (sql: SqlClient.SqlClient): Dialect => ({
   rows: (json) => sql`json_each(${json}) j`,
   at: (index) => sql.literal(`j.value ->> ${index}`),
   same: (a, b) => sql`${a} IS ${b}`,
-  jsonObjects: (pairs, orderBy) => `json_group_array(json_object(${pairs}) ORDER BY ${orderBy})`,
+  jsonObjects: jsonObjectsSql.sqlite,
   nocase: (column) => sql.literal(`${column} COLLATE NOCASE`),
   nameContains: (term) =>
     [...term].length >= TRIGRAM
@@ -82,7 +97,7 @@ const pg = (sql: SqlClient.SqlClient): Dialect => ({
   at: (index, type = "text") =>
     type === "text" ? sql.literal(`(j.value ->> ${index})`) : sql.literal(`(j.value ->> ${index})::${typeOf(type)}`),
   same: (a, b) => sql`${a} IS NOT DISTINCT FROM ${b}`,
-  jsonObjects: (pairs, orderBy) => `COALESCE(json_agg(json_build_object(${pairs}) ORDER BY ${orderBy}), '[]'::json)::text`,
+  jsonObjects: jsonObjectsSql.pg,
   // byte order of the lower-cased text, as SQLite's NOCASE, whatever the database's collation
   nocase: (column) => sql.literal(`lower(${column}) COLLATE "C"`),
   // The trigram index serves LIKE when the term holds a trigram (`hasTrigram`). Otherwise the

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { dialectOf } from "../Db/Dialect.js"
+import { dialectOf, type JsonFields } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import { AttendanceStatus, SmsConsent } from "./Domain.js"
 import { likeContains } from "../Persons/Keys.js"
@@ -179,15 +179,20 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     // join, even with the statistics of tables an import is filling: measured at 20-30 ms a batch
     // of 2,000 against 50,000 persons)
     const crossJoin = sql.literal(d.name === "pg" ? "JOIN" : "CROSS JOIN")
-    const history = (pairs: string) => d.jsonObjects(pairs, "h.id")
+    const history = (fields: JsonFields) => d.jsonObjects(fields, "h.id")
+    /** A history entry's fields as the API shows them, in the schema's key order. */
+    const apiHistory: JsonFields = [["status", "h.status"], ["actorId", "h.actor_id"], ["actorType", "h.actor_type"], [
+      "createdAt",
+      "h.created_at"
+    ]]
 
     /** A guest's row, with its history as `historyPairs` names each entry. */
-    const selectWith = (historyPairs: string) =>
+    const selectWith = (historyFields: JsonFields) =>
       sql.literal(`SELECT g.id AS gid, g.person_id, p.public_id, p.first_name, p.last_name, p.email,
         p.company, p.position, g.rsvp_status, g.attendance_status, g.dietary_restrictions, g.rsvp_note,
         g.custom_columns, g.rsvp_question_responses, ph.number AS phone, c.consent, c.source AS consent_source,
         i.token, g.removed_at,
-        (SELECT ${history(historyPairs)} FROM rsvp_history h WHERE h.event_guest_id = g.id) AS history
+        (SELECT ${history(historyFields)} FROM rsvp_history h WHERE h.event_guest_id = g.id) AS history
       FROM event_guests g
       JOIN persons p ON p.id = g.person_id
       LEFT JOIN phones ph ON ph.id = (SELECT x.id FROM phones x WHERE x.person_id = g.person_id
@@ -195,14 +200,18 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       LEFT JOIN sms_consents c ON c.organization_id = p.organization_id AND c.number = ph.number
       LEFT JOIN invites i ON i.event_guest_id = g.id`)
     /** With each history entry's action type too, for the webhook records. */
-    const select = selectWith(`'status', h.status, 'actorId', h.actor_id, 'actorType', h.actor_type,
-      'actionType', h.action_type, 'createdAt', h.created_at`)
+    const select = selectWith([
+      ["status", "h.status"],
+      ["actorId", "h.actor_id"],
+      ["actorType", "h.actor_type"],
+      ["actionType", "h.action_type"],
+      ["createdAt", "h.created_at"]
+    ])
     /**
      * With the history exactly as the API shows it (its keys in the schema's order), for the list,
      * rendered straight to JSON (GuestJson.ts).
      */
-    const listSelect = selectWith(`'status', h.status, 'actorId', h.actor_id, 'actorType', h.actor_type,
-      'createdAt', h.created_at`)
+    const listSelect = selectWith(apiHistory)
 
     /** Up to `size` guests on the list (removed ones excluded) after guest `after`, in link order. */
     const pageOfEvent = (eventId: EventRowId, after: number, size: number) =>
@@ -378,8 +387,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
         readonly history: string
       }>(
         sql`SELECT g.id AS gid, e.public_id, e.name, e.slug, e.primary_date, g.rsvp_status, g.attendance_status,
-              (SELECT ${sql.literal(history(`'status', h.status, 'actorId', h.actor_id, 'actorType', h.actor_type,
-                        'createdAt', h.created_at`))}
+              (SELECT ${sql.literal(history(apiHistory))}
                  FROM rsvp_history h WHERE h.event_guest_id = g.id) AS history
             FROM event_guests g JOIN events e ON e.id = g.event_id
             WHERE g.person_id = ${personId} AND g.removed_at IS NULL AND e.organization_id = ${organizationId}

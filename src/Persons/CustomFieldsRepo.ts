@@ -66,7 +66,7 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
     const d = dialectOf(sql)
-    const optionsJson = sql.literal(d.jsonObjects("'id', o.public_id, 'value', o.value, 'color', o.color", "o.id"))
+    const optionsJson = sql.literal(d.jsonObjects([["id", "o.public_id"], ["value", "o.value"], ["color", "o.color"]], "o.id"))
 
     const fields = SqlSchema.findAll({
       Request: Schema.Number,
