@@ -243,7 +243,8 @@ layer(testServer(), { excludeTestServices: true })("persons", (it) => {
      * Random names over a small alphabet (so that terms match often), with letters whose lower
      * case is special (`İ` lower-cases to two characters, `ǅ` is title case, `ς`/`σ` and `ß` fold
      * elsewhere but not under `toLowerCase`), an emoji (two UTF-16 units, four UTF-8 bytes) and
-     * LIKE's metacharacters. Persons come from every write path that makes or renames them; after
+     * LIKE's metacharacters. Persons come from every write path that makes or renames them (one by
+     * one, contacts and guest-list CSV imports, guest lists, renames, bulk updates); after
      * each round every term must find exactly what `name.toLowerCase().includes(term.toLowerCase())`
      * finds over the persons as the API reads them back: the same ids in creation order, the same
      * total, with and without archived persons, whole and in random pages. The seed is printed
@@ -298,6 +299,17 @@ layer(testServer(), { excludeTestServices: true })("persons", (it) => {
           200
         )
         for (const guest of added.body.guests) ids.push(guest.personId)
+        // a guest list's CSV import, which creates persons as the contacts import does
+        const guestRows = Array.from({ length: 6 }, () => ({ firstName: name(), lastName: name(), email: uniqueEmail("guest-csv") }))
+        const guestCsv = ["email,firstName,lastName", ...guestRows.map((p) => [p.email, p.firstName, p.lastName].map((v) => `"${v}"`).join(","))].join("\r\n")
+        expectStatus(
+          yield* server.request("POST", `/event/${event.eventId}/guestlist/import`, { ...as, rawBody: guestCsv, headers: { "content-type": "text/csv" } }),
+          200
+        )
+        for (const person of guestRows) {
+          const found = yield* server.request("GET", `/person/search?email=${encodeURIComponent(person.email)}`, as)
+          ids.push(found.body.persons[0].personId)
+        }
 
         const check = (round: string) =>
           Effect.gen(function*() {

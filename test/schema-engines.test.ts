@@ -197,7 +197,7 @@ describe.skipIf(!postgresAvailable)("migrations on SQLite and PostgreSQL", () =>
         expect(names(sqlite, "shadow table").every((name) => name.startsWith("persons_search_"))).toBe(true)
         expect(names(sqlite, "shadow table").length).toBeGreaterThan(0)
         expect(names(sqlite, "trigger feeding a virtual table")).toEqual(["persons.persons_search_delete", "persons.persons_search_insert", "persons.persons_search_update"])
-        expect(names(sqlite, "search counts table")).toEqual(["persons_search_counts"])
+        expect(names(sqlite, "search counts table")).toEqual(["persons_search_counting", "persons_search_counts"])
         expect(names(sqlite, "strict")).toEqual(tables)
         expect(names(sqlite, "migrations table")).toEqual(["effect_sql_migrations"])
         expect(sqlite.engineSpecific.find((object) => object.kind === "rowid key" && object.table === "changes")?.detail).toBe("AUTOINCREMENT")

@@ -23,11 +23,12 @@
  *
  * Engine-specific objects are not compared: they are listed apart (`engineSpecific`) so the
  * comparison leaves them out knowingly: the Migrator's own table (`effect_sql_migrations`); the
- * name search's counts (`persons_search_counts`, of other n-grams on each engine); on SQLite, the
- * FTS5 tables `persons_search*` (and their vocabularies), their shadow tables and the triggers
- * that feed them, `sqlite_sequence` (AUTOINCREMENT's counters), STRICT and WITHOUT ROWID tables,
- * and the rowid keys (INTEGER PRIMARY KEY); on PostgreSQL, extensions (pg_trgm), trigram indexes, the triggers
- * that feed the search counts, identity columns and the functions triggers run.
+ * name search's counts (`persons_search_counts`, of other n-grams on each engine, and SQLite's
+ * `persons_search_counting`); on SQLite, the FTS5 tables `persons_search*` (and their
+ * vocabularies), their shadow tables and the triggers that feed them, `sqlite_sequence`
+ * (AUTOINCREMENT's counters), STRICT and WITHOUT ROWID tables, and the rowid keys (INTEGER
+ * PRIMARY KEY); on PostgreSQL, extensions (pg_trgm), trigram indexes, the triggers that feed the
+ * search counts, identity columns and the functions triggers run.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
@@ -113,6 +114,8 @@ export const MIGRATIONS_TABLE = "effect_sql_migrations"
  * SQLite (migrations/0018), of one to three on PostgreSQL (migrations/pg/0018).
  */
 const SEARCH_COUNTS = "persons_search_counts"
+/** SQLite's mark that an import counts its persons itself (migrations/0018). */
+const SQLITE_SEARCH_COUNTING = "persons_search_counting"
 
 // ---------------------------------------------------------------------------------------------
 // Normalizing expressions
@@ -398,7 +401,7 @@ export const readSqlite: Effect.Effect<SchemaReport, SqlError.SqlError, SqlClien
       engineSpecific.push({ kind: "migrations table", name: row.name })
       continue
     }
-    if (row.name === SEARCH_COUNTS) {
+    if (row.name === SEARCH_COUNTS || row.name === SQLITE_SEARCH_COUNTING) {
       engineSpecific.push({ kind: "search counts table", name: row.name })
       continue
     }

@@ -18,6 +18,23 @@ export const likeContains = (text: string) => `%${text.toLowerCase().replace(/[\
 /** A term of up to this many characters is one n-gram of the indexes; a longer one, a phrase of trigrams. */
 export const NGRAM = 3
 
+/**
+ * The distinct substrings of one to `longest` characters of a `name_key`: the n-grams whose counts
+ * the name search keeps (in SQL: `persons_search_grams` of migrations/pg/0018; migrations/0018
+ * counts single characters).
+ */
+export const nameGrams = (nameKey: string, longest = NGRAM): ReadonlySet<string> => {
+  // where each character starts (a character beyond U+FFFF takes two UTF-16 units), and the end
+  const starts: Array<number> = []
+  for (let i = 0; i < nameKey.length; i += nameKey.codePointAt(i)! > 0xffff ? 2 : 1) starts.push(i)
+  starts.push(nameKey.length)
+  const grams = new Set<string>()
+  for (let n = 1; n <= longest; n++) {
+    for (let i = 0; i + n < starts.length; i++) grams.add(nameKey.slice(starts[i], starts[i + n]))
+  }
+  return grams
+}
+
 /** The characters (code points) of a search term, lower-cased as `name_key` is. */
 export const termCharacters = (term: string): ReadonlyArray<string> => [...term.toLowerCase()]
 
