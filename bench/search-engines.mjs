@@ -6,14 +6,25 @@
 // brings a table to. Each query's total and first page must be the same on both engines. Prints a
 // table of p50/p99 latency (ms) per query.
 //   npm run bench:search-engines            (BENCH_PERSONS=100000 by default)
-import { mkdtempSync, rmSync } from "node:fs"
+//
+// BENCH_LARGE=1: SQLite alone at 1,000,000 persons (BENCH_PERSONS to change), the service started
+// as `npm start` runs it, one request at a time: 3 warm-up requests per query, then BENCH_ROUNDS
+// (40) timed ones, at the API's default limit (50). The persons are bench/large-seed.mjs's (one
+// organization; names of bench/seed.mjs), seeded into BENCH_DB (kept, and reused when the file
+// exists: seeding takes a few minutes) or else into a temporary file. Each query's total is
+// checked against a plain count of the file's names containing it. Also times the directory's
+// first page and its page at 90% (`GET /person?skip=900000&limit=100`).
+//   BENCH_LARGE=1 BENCH_DB=/tmp/search-1m.db npm run bench:search-engines
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import Database from "better-sqlite3"
 import pg from "pg"
+import { seedLarge } from "./large-seed.mjs"
 import { benchEnv, freePort, percentile, startPostgres, startServer, TOKEN } from "./lib.mjs"
 
-const PERSONS = Number(process.env.BENCH_PERSONS ?? 100_000)
+const LARGE = process.env.BENCH_LARGE === "1"
+const PERSONS = Number(process.env.BENCH_PERSONS ?? (LARGE ? 1_000_000 : 100_000))
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40)
 const QUERIES = ["an", "zz", "mar", "son", "ander", "maria garcia", "nobody-here"]
 const FIRST = ["Maria", "Anna", "John", "Zoe", "Liam", "Noah", "Emma", "Olivia", "Lucas", "Mia", "Jan", "Sofia", "Mateo", "Ava", "Leo", "Ivy"]
@@ -140,7 +151,72 @@ const main = async () => {
   }
 }
 
-main().then(
+/** One request at a time: p50 and p99 (ms) of `path` after 3 untimed ones, and its last body. */
+const sequential = async (url, path) => {
+  let body
+  const get = async () => {
+    const response = await fetch(url + path, { headers: { "x-api-key": TOKEN } })
+    body = await response.json()
+    if (response.status !== 200) throw new Error(`${path}: ${response.status} ${JSON.stringify(body)}`)
+  }
+  for (let i = 0; i < 3; i++) await get()
+  const times = []
+  for (let i = 0; i < ROUNDS; i++) {
+    const started = performance.now()
+    await get()
+    times.push(performance.now() - started)
+  }
+  return { p50: percentile(times, 50), p99: percentile(times, 99), body }
+}
+
+const LARGE_QUERIES = ["a", "e", "x", "an", "zz", "mar", "son", "smith", "ander", "maria garcia", "nobody-here"]
+
+const large = async () => {
+  const script = join(process.cwd(), "dist/src/main.js")
+  const path = process.env.BENCH_DB ?? join(dir, "convene.db")
+  const environment = env({})
+  if (existsSync(path)) {
+    console.error(`reusing ${path}`)
+  } else {
+    console.error(`seeding ${PERSONS.toLocaleString("en")} persons into ${path}...`)
+    const started = performance.now()
+    await seedLarge({ server: script, env: environment, port: await freePort(), databasePath: path, persons: PERSONS, guests: 0, ticketed: false, log: console.error })
+    console.error(`seeded in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+  }
+  const server = await startServer({
+    script,
+    env: { ...environment, DATABASE_PATH: path },
+    port: await freePort(),
+    nodeArgs: ["--max-old-space-size=256", "--max-semi-space-size=8"]
+  })
+  const results = {}
+  try {
+    for (const query of LARGE_QUERIES) results[query] = await sequential(server.url, `/person/search?query=${encodeURIComponent(query)}`)
+    results.first = await sequential(server.url, "/person?limit=100")
+    results.deep = await sequential(server.url, `/person?skip=${Math.floor(PERSONS * 0.9)}&limit=100`)
+  } finally {
+    await server.stop()
+  }
+  const db = new Database(path, { readonly: true })
+  const organization = db.prepare("SELECT id FROM organizations WHERE slug = ?").pluck().get(benchEnv.BOOTSTRAP_ORG_SLUG)
+  const plain = db.prepare("SELECT count(*) FROM persons WHERE organization_id = ? AND archived_at IS NULL AND instr(name_key, ?) > 0").pluck()
+  console.log(`\nPerson search on SQLite at ${PERSONS.toLocaleString("en")} persons, API default limit (ms; ${ROUNDS} requests one at a time after 3 untimed)\n`)
+  console.log("| query | matches | p50 | p99 |")
+  console.log("|---|---|---|---|")
+  for (const query of LARGE_QUERIES) {
+    const { body, p50, p99 } = results[query]
+    const expected = plain.get(organization, query.toLowerCase())
+    if (body.total !== expected) throw new Error(`"${query}": total ${body.total}, but ${expected} names contain it`)
+    console.log(`| \`${query}\` | ${body.total} | ${p50.toFixed(1)} | ${p99.toFixed(1)} |`)
+  }
+  db.close()
+  const { first, deep } = results
+  console.log(`| \`GET /person?limit=100\` | | ${first.p50.toFixed(1)} | ${first.p99.toFixed(1)} |`)
+  console.log(`| \`GET /person?skip=${Math.floor(PERSONS * 0.9)}&limit=100\` | | ${deep.p50.toFixed(1)} | ${deep.p99.toFixed(1)} |`)
+  console.log(`\nskip at 90% against the first page (p50): ${(deep.p50 / first.p50).toFixed(1)}x`)
+}
+
+;(LARGE ? large() : main()).then(
   () => rmSync(dir, { recursive: true, force: true }),
   (error) => {
     console.error(error)

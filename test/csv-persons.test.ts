@@ -616,7 +616,10 @@ layer(testServer(), { excludeTestServices: true })("contacts CSV at scale", (it)
       expect(result.status).toBe(200)
       expect(result.report).toEqual({ dryRun: false, rows: 50_000, created: 50_000, updated: 0, unchanged: 0, errors: [], unknownColumns: [] })
       // bounds well above what a 2-core machine shows (README figures), below a blocked loop
-      expect(result.stallMs).toBeLessThan(750)
+      // the longest synchronous stretch is the commit of a write transaction (SQLite's WAL written,
+      // synced and checkpointed in the event loop): 450-600 ms for the guest import's largest on a
+      // quiet 2-core machine, up to 900 under a parallel test run; the whole import takes 5-10 s
+      expect(result.stallMs).toBeLessThan(1_500)
       expect(result.healthz.worst).toBeLessThan(1_000)
       expect(result.healthz.count).toBeGreaterThan(20)
       expect(result.reads.count).toBeGreaterThan(20)

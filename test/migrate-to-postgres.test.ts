@@ -2,8 +2,8 @@
  * `convene migrate-to-postgres`: a SQLite database made by `convene demo` (contacts, events, guest
  * lists with histories and check-ins, payments, the change feed) moves into an empty PostgreSQL
  * database with every count equal, the same values (check-in times untouched by the triggers, the
- * change feed's cursor key), identity sequences continuing after the copied ids; a database that
- * is not empty is refused and left as it was.
+ * change feed's cursor key), identity sequences continuing after the copied ids, the name search's
+ * n-gram counts made for the copied persons; a database that is not empty is refused and left as it was.
  */
 import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
@@ -61,6 +61,16 @@ describe.skipIf(!postgresAvailable)("migrate-to-postgres", () => {
       expect(pgAttended.map((r) => [Number(r.id), r.attended_at])).toEqual(attended.map((r) => [r.id, r.attended_at]))
       const key = (sqlite.prepare("SELECT cursor_key FROM change_feed_key").get() as { cursor_key: string }).cursor_key
       expect((yield* pg<{ cursor_key: string }>`SELECT cursor_key FROM change_feed_key`).map((r) => r.cursor_key)).toEqual([key])
+      // the name search's n-gram counts (migrations/pg/0018) follow the copied persons: the same as counted afresh
+      const counts = yield* pg<{ kept: number; differing: number }>`
+        SELECT (SELECT count(*)::int FROM persons_search_counts WHERE persons <> 0) AS kept, count(*)::int AS differing
+        FROM (SELECT organization_id, (archived_at IS NOT NULL)::integer AS archived, g.gram, count(*) AS persons
+              FROM persons, persons_search_grams(name_key) AS g (gram) GROUP BY 1, 2, 3) AS fresh
+          FULL JOIN (SELECT * FROM persons_search_counts WHERE persons <> 0) AS kept
+            ON kept.organization_id = fresh.organization_id AND kept.archived = fresh.archived AND kept.gram = fresh.gram
+        WHERE kept.persons IS DISTINCT FROM fresh.persons`
+      expect(counts[0]!.kept).toBeGreaterThan(100)
+      expect(counts[0]!.differing).toBe(0)
       // a new person gets the next id
       const maxId = (sqlite.prepare("SELECT max(id) AS m FROM persons").get() as { m: number }).m
       const next = yield* pg<{ n: string }>`SELECT nextval(pg_get_serial_sequence('persons', 'id'))::text AS n`

@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { createPerson, expectError, expectStatus, uniqueEmail } from "./support/Fixtures.js"
+import { createEvent, createPerson, expectError, expectStatus, uniqueEmail } from "./support/Fixtures.js"
 import { TestServer, testServer } from "./support/TestServer.js"
 
 layer(testServer(), { excludeTestServices: true })("persons", (it) => {
@@ -236,6 +236,133 @@ layer(testServer(), { excludeTestServices: true })("persons", (it) => {
         expectError(yield* server.request("GET", "/person/search?query="), 400, "invalid_request")
         expectError(yield* server.request("GET", "/person/search?query=a&limit=500"), 400, "invalid_request")
       }))
+  })
+
+  describe("GET /person/search against a naive substring filter", () => {
+    /**
+     * Random names over a small alphabet (so that terms match often), with letters whose lower
+     * case is special (`İ` lower-cases to two characters, `ǅ` is title case, `ς`/`σ` and `ß` fold
+     * elsewhere but not under `toLowerCase`), an emoji (two UTF-16 units, four UTF-8 bytes) and
+     * LIKE's metacharacters. Persons come from every write path that makes or renames them (one by
+     * one, contacts and guest-list CSV imports, guest lists, renames, bulk updates); after
+     * each round every term must find exactly what `name.toLowerCase().includes(term.toLowerCase())`
+     * finds over the persons as the API reads them back: the same ids in creation order, the same
+     * total, with and without archived persons, whole and in random pages. The seed is printed
+     * with a failure (SEARCH_SEED=<n> repeats a run).
+     */
+    const ALPHABET = ["a", "b", "n", "e", "é", "o", "ß", "ς", "σ", "İ", "K", "ǅ", "😀", "Ա", "ա", "-", "%", "_", "\\", " "]
+
+    it.effect("finds the same persons, total and order, after creates, imports, guest lists, renames and archives", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const seed = Number(process.env["SEARCH_SEED"] ?? Math.floor(Math.random() * 2 ** 31))
+        let state = seed
+        const random = () => {
+          // mulberry32
+          state = (state + 0x6d2b79f5) | 0
+          let t = Math.imul(state ^ (state >>> 15), 1 | state)
+          t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+          return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
+        }
+        const pick = <A>(items: ReadonlyArray<A>) => items[Math.floor(random() * items.length)]!
+        const word = (min: number, max: number) => {
+          const length = min + Math.floor(random() * (max - min + 1))
+          return Array.from({ length }, () => pick(ALPHABET)).join("")
+        }
+        const name = () => word(1, 5).trim() || pick(["a", "ǅ", "😀"])
+        const org = yield* server.organization(`search-naive-${seed}`)
+        const other = yield* server.organization(`search-naive-other-${seed}`)
+        const as = { token: org.token }
+        const ids: Array<string> = []
+
+        // persons of another organization, with the same kind of names: never found
+        for (let i = 0; i < 5; i++) {
+          yield* createPerson(server, { firstName: name(), lastName: name() }, other.token)
+        }
+        // created one by one
+        for (let i = 0; i < 20; i++) ids.push(yield* createPerson(server, { firstName: name(), lastName: name() }, org.token))
+        // a CSV import
+        const imported = Array.from({ length: 12 }, () => ({ firstName: name(), lastName: name(), email: uniqueEmail("import") }))
+        const csv = ["firstName,lastName,email", ...imported.map((p) => [p.firstName, p.lastName, p.email].map((v) => `"${v}"`).join(","))].join("\r\n")
+        expectStatus(yield* server.request("POST", "/person/import", { ...as, rawBody: csv, headers: { "content-type": "text/csv" } }), 200)
+        for (const person of imported) {
+          const found = yield* server.request("GET", `/person/search?email=${encodeURIComponent(person.email)}`, as)
+          ids.push(found.body.persons[0].personId)
+        }
+        // a guest list's new persons
+        const event = yield* createEvent(server, {}, org.token)
+        const added = expectStatus(
+          yield* server.request("POST", `/event/${event.eventId}/guestlist`, {
+            ...as,
+            body: { guests: Array.from({ length: 8 }, () => ({ firstName: name(), lastName: name(), email: uniqueEmail("guest") })) }
+          }),
+          200
+        )
+        for (const guest of added.body.guests) ids.push(guest.personId)
+        // a guest list's CSV import, which creates persons as the contacts import does
+        const guestRows = Array.from({ length: 6 }, () => ({ firstName: name(), lastName: name(), email: uniqueEmail("guest-csv") }))
+        const guestCsv = ["email,firstName,lastName", ...guestRows.map((p) => [p.email, p.firstName, p.lastName].map((v) => `"${v}"`).join(","))].join("\r\n")
+        expectStatus(
+          yield* server.request("POST", `/event/${event.eventId}/guestlist/import`, { ...as, rawBody: guestCsv, headers: { "content-type": "text/csv" } }),
+          200
+        )
+        for (const person of guestRows) {
+          const found = yield* server.request("GET", `/person/search?email=${encodeURIComponent(person.email)}`, as)
+          ids.push(found.body.persons[0].personId)
+        }
+
+        const check = (round: string) =>
+          Effect.gen(function*() {
+            const persons: Array<{ personId: string; firstName: string; lastName: string; archived: boolean }> =
+              expectStatus(yield* server.request("GET", `/person?ids=${ids.join(",")}`, as), 200).body.persons
+            expect(persons).toHaveLength(ids.length)
+            const names = persons.map((p) => `${p.firstName} ${p.lastName}`)
+            const terms = [
+              ...Array.from({ length: 30 }, () => {
+                // a piece of a name, some of its letters upper-cased
+                const characters = [...pick(names)]
+                const start = Math.floor(random() * characters.length)
+                const piece = characters.slice(start, start + 1 + Math.floor(random() * 5))
+                return piece.map((c) => (random() < 0.3 ? c.toUpperCase() : c)).join("")
+              }),
+              ...Array.from({ length: 15 }, () => word(1, 4)),
+              "a", "ς", "σ", "Σ", "İ", "i", "ss", "%", "_", "\\", "😀", "a b"
+            ].map((term) => term.trim()).filter((term) => term !== "")
+            for (const term of terms) {
+              for (const includeArchived of [false, true]) {
+                const expected = persons
+                  .filter((p) => (includeArchived || !p.archived) && `${p.firstName} ${p.lastName}`.toLowerCase().includes(term.toLowerCase()))
+                  .map((p) => p.personId)
+                const query = `/person/search?query=${encodeURIComponent(term)}${includeArchived ? "&includeArchived=true" : ""}`
+                const context = { seed, round, term, includeArchived }
+                const whole = expectStatus(yield* server.request("GET", `${query}&limit=100`, as), 200).body
+                expect({ ...context, ids: whole.persons.map((p: { personId: string }) => p.personId), total: whole.total })
+                  .toEqual({ ...context, ids: expected, total: expected.length })
+                const limit = 1 + Math.floor(random() * 4)
+                const skip = Math.floor(random() * (expected.length + 2))
+                const page = expectStatus(yield* server.request("GET", `${query}&limit=${limit}&skip=${skip}`, as), 200).body
+                expect({ ...context, limit, skip, ids: page.persons.map((p: { personId: string }) => p.personId), total: page.total })
+                  .toEqual({ ...context, limit, skip, ids: expected.slice(skip, skip + limit), total: expected.length })
+              }
+            }
+          })
+        yield* check("created")
+
+        // renames one by one and in bulk, archives, and some of them restored
+        const shuffled = [...ids].sort(() => random() - 0.5)
+        for (const id of shuffled.slice(0, 8)) {
+          const body = random() < 0.5 ? { personId: id, firstName: name() } : { personId: id, firstName: name(), lastName: name() }
+          expectStatus(yield* server.request("PUT", `/person/${id}`, { ...as, body }), 200)
+        }
+        const bulk = shuffled.slice(8, 14).map((id) => ({ personId: id, lastName: name() }))
+        expectStatus(yield* server.request("PUT", "/persons", { ...as, body: { persons: bulk } }), 200)
+        const archived = shuffled.slice(4, 18)
+        for (const id of archived) expectStatus(yield* server.request("DELETE", `/person/${id}`, as), 200)
+        for (const id of archived.slice(0, 4)) expectStatus(yield* server.request("POST", `/person/${id}/unarchive`, as), 200)
+        // renamed while archived
+        expectStatus(yield* server.request("PUT", `/person/${archived[5]}`, { ...as, body: { personId: archived[5], firstName: name() } }), 200)
+        yield* check("renamed and archived")
+      }), 120_000)
   })
 
   describe("PUT /person/:id", () => {

@@ -1,9 +1,10 @@
 /**
  * The two engines' migrations (`migrations/` for SQLite, `migrations/pg/` for PostgreSQL) produce
  * the same logical schema (src/Db/LogicalSchema.ts): after all of them and after each numbered
- * step. The engine-specific objects exist on their side (SQLite's FTS5 `persons_search`,
- * PostgreSQL's trigram index), the `attended_at` triggers behave alike on both, 0012 keeps the
- * webhook deliveries' ids on both, and the comparison does report a difference when there is one.
+ * step. The engine-specific objects exist on their side (SQLite's FTS5 n-gram tables, PostgreSQL's
+ * trigram index and n-gram counts) and count the same persons, the `attended_at` triggers behave
+ * alike on both, 0012 keeps the webhook deliveries' ids on both, and the comparison does report a
+ * difference when there is one.
  *
  * SQLite: a fresh file migrated by the service's own `SqlLive` (or by the Migrator over the same
  * client, for a prefix of the steps). PostgreSQL: a real server (test/support/Postgres.ts), one
@@ -26,7 +27,7 @@ import { postgresAvailable, postgresServer, type PostgresServer } from "./suppor
 import { configFrom, temporaryDirectory, testEnvironment } from "./support/TestServer.js"
 
 const pgMigrationsDirectory = fileURLToPath(new URL("../migrations/pg", import.meta.url))
-const STEPS = 16
+const STEPS = 18
 
 class Postgres extends Context.Tag("test/Postgres")<Postgres, PostgresServer>() {}
 
@@ -191,20 +192,31 @@ describe.skipIf(!postgresAvailable)("migrations on SQLite and PostgreSQL", () =>
         expect(sqlite.schema.tables["persons"]!.indexes.map((index) => index.name)).toEqual(["persons_active_email", "persons_email", "persons_organization"])
         expect(sqlite.schema.tables["outbox_deliveries"]!.checks).toHaveLength(3)
 
-        // SQLite-only: FTS5 and what feeds it, STRICT, rowid keys
-        expect(names(sqlite, "virtual table")).toEqual(["persons_search"])
+        // SQLite-only: FTS5 (and its vocabularies) and what feeds it, STRICT, rowid keys
+        expect(names(sqlite, "virtual table")).toEqual(["persons_search", "persons_search_short", "persons_search_short_terms", "persons_search_terms"])
         expect(names(sqlite, "shadow table").every((name) => name.startsWith("persons_search_"))).toBe(true)
         expect(names(sqlite, "shadow table").length).toBeGreaterThan(0)
         expect(names(sqlite, "trigger feeding a virtual table")).toEqual(["persons.persons_search_delete", "persons.persons_search_insert", "persons.persons_search_update"])
+        expect(names(sqlite, "search counts table")).toEqual(["persons_search_counting", "persons_search_counts"])
         expect(names(sqlite, "strict")).toEqual(tables)
         expect(names(sqlite, "migrations table")).toEqual(["effect_sql_migrations"])
         expect(sqlite.engineSpecific.find((object) => object.kind === "rowid key" && object.table === "changes")?.detail).toBe("AUTOINCREMENT")
 
-        // PostgreSQL-only: pg_trgm and its index over the name search key, identities
+        // PostgreSQL-only: pg_trgm and its index over the name search key, the search's n-gram
+        // counts and what feeds them, identities
         expect(names(pg, "extension")).toEqual(["pg_trgm"])
         expect(names(pg, "trigram index")).toEqual(["persons.persons_search_trgm"])
         expect(pg.engineSpecific.find((object) => object.kind === "trigram index")?.detail).toMatch(/USING gin \(name_key gin_trgm_ops\)/)
-        expect(names(pg, "function")).toEqual(["event_guests_attended_at()"])
+        expect(names(pg, "search counts table")).toEqual(["persons_search_counts"])
+        expect(names(pg, "trigger feeding the search counts"))
+          .toEqual(["persons.persons_search_count_delete", "persons.persons_search_count_insert", "persons.persons_search_count_update"])
+        expect(names(pg, "function")).toEqual([
+          "event_guests_attended_at()",
+          "persons_search_count_delete()",
+          "persons_search_count_insert()",
+          "persons_search_count_update()",
+          "persons_search_grams(name text)"
+        ])
         expect(names(pg, "migrations table")).toEqual(["effect_sql_migrations"])
         // every identity is a rowid key on SQLite; the rowid keys that are not identities are the
         // keys the database does not pick
@@ -218,7 +230,7 @@ describe.skipIf(!postgresAvailable)("migrations on SQLite and PostgreSQL", () =>
       Effect.gen(function*() {
         const server = yield* Postgres
         const migrations = (yield* Migrator.fromFileSystem(pgMigrationsDirectory).pipe(Effect.provide(NodeContext.layer))).map(([id]) => id)
-        expect(migrations.length).toBeGreaterThan(STEPS)
+        expect(migrations.length).toBeGreaterThanOrEqual(STEPS)
         for (let round = 0; round < 3; round++) {
           const database = yield* server.createDatabase()
           // the service's own start on the database: its client and its migrations (src/Sql.ts)
@@ -246,36 +258,75 @@ describe.skipIf(!postgresAvailable)("migrations on SQLite and PostgreSQL", () =>
         }
       }), 120_000)
 
-    it.scoped("the search index: FTS5 on SQLite, a trigram index on PostgreSQL, over the same key", () =>
+    it.scoped("the search structures follow the persons alike: n-gram FTS5 tables on SQLite, a trigram index and n-gram counts on PostgreSQL", () =>
       Effect.gen(function*() {
-        const insertPersons = Effect.gen(function*() {
+        // persons written by hand, as SQL (the triggers, not the service, keep the structures)
+        const writePersons = Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
-          yield* sql`INSERT INTO organizations (slug, name, created_at) VALUES ('acme', 'Acme', 'x')`
-          for (const [n, name] of ["ada lovelace", "grace hopper", "alan turing"].entries()) {
+          yield* sql`INSERT INTO organizations (slug, name, created_at) VALUES ('acme', 'Acme', 'x'), ('other', 'Other', 'x')`
+          const names = ["ada lovelace", "grace hopper", "alan turing", "zoë ςσ😀", "ab"]
+          for (const [n, name] of names.entries()) {
             yield* sql`INSERT INTO persons (public_id, organization_id, first_name, last_name, email, email_key, name_key, created_at, updated_at)
-              VALUES (${`p${n}`}, 1, 'x', 'y', ${`p${n}@example.org`}, ${`p${n}@example.org`}, ${name}, 'x', 'x')`
+              VALUES (${`p${n}`}, ${n === 4 ? 2 : 1}, 'x', 'y', ${`p${n}@example.org`}, ${`p${n}@example.org`}, ${name}, 'x', 'x')`
           }
           yield* sql`UPDATE persons SET name_key = 'grace brewster hopper' WHERE public_id = 'p1'`
+          yield* sql`UPDATE persons SET archived_at = 'x' WHERE public_id = 'p2'`
+          yield* sql`UPDATE persons SET company = 'Acme' WHERE public_id = 'p3'`
+          yield* sql`DELETE FROM persons WHERE public_id = 'p0'`
         })
+        // what the structures must count: persons per organization, archived state and n-gram of one to three characters
+        const expected: Record<string, number> = {}
+        for (const [organization, archived, name] of [[1, 0, "grace brewster hopper"], [1, 1, "alan turing"], [1, 0, "zoë ςσ😀"], [2, 0, "ab"]] as const) {
+          const characters = [...name]
+          const grams = new Set<string>()
+          for (let n = 1; n <= 3; n++) for (let i = 0; i + n <= characters.length; i++) grams.add(characters.slice(i, i + n).join(""))
+          for (const gram of grams) {
+            const key = `${organization}/${archived}/${gram}`
+            expected[key] = (expected[key] ?? 0) + 1
+          }
+        }
         const sqliteFound = yield* onSqliteLive(Effect.gen(function*() {
-          yield* insertPersons
+          yield* writePersons
           const sql = yield* SqlClient.SqlClient
+          const counted: Record<string, number> = {}
+          for (const [table, gramsOf] of [["persons_search_short_terms", (n: number) => n < 3], ["persons_search_terms", (n: number) => n === 3]] as const) {
+            for (const row of yield* sql<{ term: string; doc: number }>`SELECT term, doc FROM ${sql.literal(table)}`) {
+              const [, organization, state, hex] = /^(\d+)([ax])([0-9a-f]+)$/.exec(row.term)!
+              const gram = Buffer.from(hex!, "hex").toString("utf8")
+              expect(gramsOf([...gram].length)).toBe(true)
+              counted[`${organization}/${state === "x" ? 1 : 0}/${gram}`] = row.doc
+            }
+          }
+          // single characters: also in the counts table
+          const characters = Object.fromEntries(
+            (yield* sql<{ organization_id: number; archived: number; gram: string; persons: number }>`
+              SELECT organization_id, archived, gram, persons FROM persons_search_counts WHERE persons <> 0`)
+              .map((row) => [`${row.organization_id}/${row.archived}/${row.gram}`, row.persons])
+          )
+          // a longer term: the phrase of its trigrams, in the scope
+          const phrase = `"${["rew", "ews"].map((gram) => `1a${Buffer.from(gram).toString("hex")}`).join(" ")}"`
           const rows = yield* sql<{ name_key: string }>`SELECT p.name_key FROM persons p
-            WHERE p.id IN (SELECT rowid FROM persons_search WHERE persons_search MATCH '"ews"') ORDER BY p.id`
-          return rows.map((row) => row.name_key)
+            WHERE p.id IN (SELECT rowid FROM persons_search WHERE persons_search MATCH ${phrase}) ORDER BY p.id`
+          return { counted, characters, longer: rows.map((row) => row.name_key) }
         }))
         const pgFound = yield* onPostgres(STEPS, Effect.gen(function*() {
-          yield* insertPersons
+          yield* writePersons
           const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<{ organization_id: number; archived: number; gram: string; persons: number }>`
+            SELECT organization_id, archived, gram, persons FROM persons_search_counts WHERE persons <> 0`
+          const counted = Object.fromEntries(rows.map((row) => [`${Number(row.organization_id)}/${row.archived}/${row.gram}`, Number(row.persons)]))
           return yield* sql.withTransaction(Effect.gen(function*() {
             yield* sql`SET LOCAL enable_seqscan = off`
-            const plan = yield* sql<{ "QUERY PLAN": string }>`EXPLAIN SELECT name_key FROM persons WHERE name_key LIKE '%ews%'`
-            const rows = yield* sql<{ name_key: string }>`SELECT name_key FROM persons WHERE name_key LIKE '%ews%' ORDER BY id`
-            return { plan: plan.map((row) => row["QUERY PLAN"]).join("\n"), names: rows.map((row) => row.name_key) }
+            const plan = yield* sql<{ "QUERY PLAN": string }>`EXPLAIN SELECT name_key FROM persons WHERE name_key LIKE '%rews%'`
+            const found = yield* sql<{ name_key: string }>`SELECT name_key FROM persons WHERE name_key LIKE '%rews%' ORDER BY id`
+            return { counted, plan: plan.map((row) => row["QUERY PLAN"]).join("\n"), longer: found.map((row) => row.name_key) }
           }))
         }))
-        expect(sqliteFound).toEqual(["grace brewster hopper"])
-        expect(pgFound.names).toEqual(["grace brewster hopper"])
+        expect(sqliteFound.counted).toEqual(expected)
+        expect(sqliteFound.characters).toEqual(Object.fromEntries(Object.entries(expected).filter(([key]) => [...key.split("/")[2]!].length === 1)))
+        expect(pgFound.counted).toEqual(expected)
+        expect(sqliteFound.longer).toEqual(["grace brewster hopper"])
+        expect(pgFound.longer).toEqual(["grace brewster hopper"])
         expect(pgFound.plan).toContain("persons_search_trgm")
       }), 60_000)
 

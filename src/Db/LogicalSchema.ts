@@ -22,11 +22,13 @@
  * and views by name with their columns.
  *
  * Engine-specific objects are not compared: they are listed apart (`engineSpecific`) so the
- * comparison leaves them out knowingly: the Migrator's own table (`effect_sql_migrations`); on
- * SQLite, the FTS5 table `persons_search`, its shadow tables and the triggers that feed it,
- * `sqlite_sequence` (AUTOINCREMENT's counters), STRICT and WITHOUT ROWID tables, and the rowid
- * keys (INTEGER PRIMARY KEY); on PostgreSQL, extensions (pg_trgm), trigram indexes, identity
- * columns and the functions triggers run.
+ * comparison leaves them out knowingly: the Migrator's own table (`effect_sql_migrations`); the
+ * name search's counts (`persons_search_counts`, of other n-grams on each engine, and SQLite's
+ * `persons_search_counting`); on SQLite, the FTS5 tables `persons_search*` (and their
+ * vocabularies), their shadow tables and the triggers that feed them, `sqlite_sequence`
+ * (AUTOINCREMENT's counters), STRICT and WITHOUT ROWID tables, and the rowid keys (INTEGER
+ * PRIMARY KEY); on PostgreSQL, extensions (pg_trgm), trigram indexes, the triggers that feed the
+ * search counts, identity columns and the functions triggers run.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
@@ -106,6 +108,14 @@ export interface SchemaReport {
 
 /** The Migrator's own table (`@effect/sql` Migrator's default name). */
 export const MIGRATIONS_TABLE = "effect_sql_migrations"
+
+/**
+ * The name search's counts of n-grams, kept by triggers on `persons`: of single characters on
+ * SQLite (migrations/0018), of one to three on PostgreSQL (migrations/pg/0018).
+ */
+const SEARCH_COUNTS = "persons_search_counts"
+/** SQLite's mark that an import counts its persons itself (migrations/0018). */
+const SQLITE_SEARCH_COUNTING = "persons_search_counting"
 
 // ---------------------------------------------------------------------------------------------
 // Normalizing expressions
@@ -391,6 +401,10 @@ export const readSqlite: Effect.Effect<SchemaReport, SqlError.SqlError, SqlClien
       engineSpecific.push({ kind: "migrations table", name: row.name })
       continue
     }
+    if (row.name === SEARCH_COUNTS || row.name === SQLITE_SEARCH_COUNTING) {
+      engineSpecific.push({ kind: "search counts table", name: row.name })
+      continue
+    }
     const createTable = sqlOf("table", row.name)
     if (row.strict === 1) engineSpecific.push({ kind: "strict", name: row.name })
     if (row.wr === 1) engineSpecific.push({ kind: "without rowid", name: row.name })
@@ -590,6 +604,10 @@ export const readPg: Effect.Effect<SchemaReport, SqlError.SqlError, SqlClient.Sq
       engineSpecific.push({ kind: "migrations table", name: relation.name })
       continue
     }
+    if (relation.name === SEARCH_COUNTS) {
+      engineSpecific.push({ kind: "search counts table", name: relation.name })
+      continue
+    }
     const constraints = constraintRows.filter((row) => row.table_name === relation.name)
     const primaryKey = constraints.find((row) => row.type === "p")?.columns ?? []
     const ownColumns = columnRows.filter((row) => row.table_name === relation.name)
@@ -636,7 +654,12 @@ export const readPg: Effect.Effect<SchemaReport, SqlError.SqlError, SqlClient.Sq
         const expression = row.definition.replace(/^CHECK\s*/i, "").replace(/\s+NOT VALID$/i, "")
         return { columns: columnsNamed(expression, columnNames), expression: normalizeExpression(expression) }
       })),
-      triggers: triggerRows.filter((row) => row.table_name === relation.name).map((row) => row.name).sort()
+      triggers: triggerRows.filter((row) => {
+        if (row.table_name !== relation.name) return false
+        const feedsCounts = /\bEXECUTE FUNCTION (?:\w+\.)?persons_search_count_\w*\(/.test(row.definition)
+        if (feedsCounts) engineSpecific.push({ kind: "trigger feeding the search counts", table: relation.name, name: row.name })
+        return !feedsCounts
+      }).map((row) => row.name).sort()
     })
   }
 

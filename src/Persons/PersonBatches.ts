@@ -3,7 +3,7 @@
  * serialized ahead of their transaction as the JSON arrays `json_each` reads: the transaction then
  * spends its time in SQLite, not in building its parameters. `PersonWrites` runs them.
  */
-import { nameKeyOf } from "./Keys.js"
+import { nameGrams, nameKeyOf } from "./Keys.js"
 import { emailKeyOf } from "../Domain/Fields.js"
 import type { PersonRowId } from "../Domain/RowIds.js"
 
@@ -60,13 +60,27 @@ export interface RowBatch<_Row> {
   readonly json: string
 }
 
-/** Persons to create, as `insertMany` takes them. */
-export const newPersonsBatch = (persons: ReadonlyArray<ImportedPerson>): RowBatch<ImportedPerson> => ({
-  size: persons.length,
-  json: JSON.stringify(persons.map((p) =>
-    [p.publicId, p.email, emailKeyOf(p.email), nameKeyOf(p.values[0] ?? "", p.values[1] ?? ""), ...p.values]
-  ))
-})
+/**
+ * Persons to create, as `insertMany` takes them; with `grams`, the n-grams of one to `longest`
+ * characters of their names and how many of them hold each (`[gram, persons]` pairs as a JSON
+ * array), which `insertMany` adds to the name search's counts in one statement.
+ */
+export interface NewPersonsBatch extends RowBatch<ImportedPerson> {
+  readonly grams: (longest: number) => string
+}
+
+export const newPersonsBatch = (persons: ReadonlyArray<ImportedPerson>): NewPersonsBatch => {
+  const nameKeys = persons.map((p) => nameKeyOf(p.values[0] ?? "", p.values[1] ?? ""))
+  return {
+    size: persons.length,
+    json: JSON.stringify(persons.map((p, i) => [p.publicId, p.email, emailKeyOf(p.email), nameKeys[i], ...p.values])),
+    grams: (longest) => {
+      const counts = new Map<string, number>()
+      for (const nameKey of nameKeys) for (const gram of nameGrams(nameKey, longest)) counts.set(gram, (counts.get(gram) ?? 0) + 1)
+      return JSON.stringify([...counts])
+    }
+  }
+}
 
 /** Blank fields to fill, as `fillBlanksMany` takes them. */
 export const filledPersonsBatch = (persons: ReadonlyArray<FilledPerson>): RowBatch<FilledPerson> => ({

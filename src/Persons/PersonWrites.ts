@@ -11,7 +11,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
-import type { FilledPerson, FirstPhone, ImportedPerson, RowBatch } from "./PersonBatches.js"
+import type { FilledPerson, FirstPhone, NewPersonsBatch, RowBatch } from "./PersonBatches.js"
 import { PersonsRepo } from "./PersonsRepo.js"
 
 /** A person a guest-list item names by email, as it is created when no active person has that email. */
@@ -92,7 +92,7 @@ export class PersonWrites extends Effect.Service<PersonWrites>()("Convene/Person
       /** The active persons holding these emails (given as email keys), as an import matches them. */
       activeByEmailKeys: repo.activeByEmailKeys,
       /** Creates an import's persons in one statement. */
-      insertMany: (organizationId: OrganizationRowId, persons: RowBatch<ImportedPerson>, at: string) => repo.insertMany(organizationId, persons, at),
+      insertMany: (organizationId: OrganizationRowId, persons: NewPersonsBatch, at: string) => repo.insertMany(organizationId, persons, at),
       /** Fills an import's blank fields in one statement; answers how many persons it found still active with their email. */
       fillBlanksMany: (persons: RowBatch<FilledPerson>, at: string) => repo.fillBlanksMany(persons, at),
       /** Gives an import's persons (by email key) their first phone, unless they have one, in one statement. */

@@ -17,7 +17,7 @@ import { ContactsCsv } from "./ContactsCsv.js"
 import { CustomFields, render, resolveChanges } from "./CustomFields.js"
 import { type CreatePerson, MAX_IDS, type PersonDetail, UpdatePerson } from "./Domain.js"
 import { nameKeyOf } from "./Keys.js"
-import { type PersonRow, PersonsRepo, profileColumns } from "./PersonsRepo.js"
+import { type Found, type PersonRow, PersonsRepo, profileColumns } from "./PersonsRepo.js"
 import { toPerson } from "./PersonView.js"
 import { blankToNull, emailKeyOf } from "../Domain/Fields.js"
 
@@ -102,18 +102,21 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
     })
 
     /**
-     * The total of a page's query. A short page that is not past the end already tells it (`skip`
-     * plus its rows), so the count, which reads every match, runs only when the page is full or
-     * empty past the end (a rare name: one scan instead of two).
+     * A page of what a query finds, and its total. A short page that is not past the end already
+     * tells the total (`skip` plus its rows), so the count, which may read every match, runs only
+     * when the page is full or empty past the end (a rare name: one scan instead of two). A total
+     * kept as persons are written (`totalKept`) is asked first instead, and a page past it is not read.
      */
-    const totalOf = <E>(
-      rows: ReadonlyArray<unknown>,
-      request: { readonly limit: number; readonly skip: number },
-      count: Effect.Effect<{ readonly total: number }, E>
-    ) =>
-      rows.length < request.limit && (rows.length > 0 || request.skip === 0)
-        ? Effect.succeed(request.skip + rows.length)
-        : Effect.map(Effect.orDie(count), (c) => c.total)
+    const pageAndTotal = (found: Found, request: { readonly limit: number; readonly skip: number }) =>
+      (found.totalKept
+        ? Effect.flatMap(found.count, ({ total }) =>
+          total <= request.skip
+            ? Effect.succeed({ rows: [] as ReadonlyArray<PersonRow>, total })
+            : Effect.map(found.page, (rows) => ({ rows, total })))
+        : Effect.flatMap(found.page, (rows) =>
+          rows.length < request.limit && (rows.length > 0 || request.skip === 0)
+            ? Effect.succeed({ rows, total: request.skip + rows.length })
+            : Effect.map(found.count, ({ total }) => ({ rows, total })))).pipe(Effect.orDie)
 
     const search = Effect.fn("Persons.search")(function*(caller: Caller, params: SearchParams) {
       if ((params.query === undefined) === (params.email === undefined)) {
@@ -132,8 +135,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
         skip: params.skip ?? 0,
         term
       }
-      const rows = yield* (byName ? repo.searchByName(request) : repo.searchByEmail(request)).pipe(Effect.orDie)
-      const total = yield* totalOf(rows, request, byName ? repo.countByName(request) : repo.countByEmail(request))
+      const { rows, total } = yield* pageAndTotal(byName ? repo.searchByName(request) : repo.searchByEmail(request), request)
       return { persons: yield* page(rows), total, limit: request.limit, skip: request.skip }
     })
 
@@ -154,8 +156,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
         limit: params.limit,
         skip: params.skip
       }
-      const rows = yield* repo.browse(request).pipe(Effect.orDie)
-      const total = yield* totalOf(rows, request, repo.countBrowse(request))
+      const { rows, total } = yield* pageAndTotal(repo.browse(request), request)
       return { persons: yield* page(rows), total, limit: params.limit, skip: params.skip, by: request.term?.by }
     })
 
