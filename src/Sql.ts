@@ -5,20 +5,20 @@
  * are numbered the same and produce the same logical schema (test/schema-engines.test.ts); they
  * are applied at start by the `@effect/sql` Migrator. On PostgreSQL, instances starting together
  * on one database migrate it one at a time under an advisory lock (`runPgMigrations`), so the
- * first migrates it and the others find it done.
+ * first migrates it and the others find it done (src/Db/PostgresLive.ts). PostgreSQL's client
+ * (`pg`, `@effect/sql-pg`) is loaded only when `DATABASE_URL` names it: the embedded default starts
+ * without reading it.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlError from "@effect/sql/SqlError"
-import * as PgMigrator from "@effect/sql-pg/PgMigrator"
 import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { AppConfig } from "./Config/AppConfig.js"
-import * as Postgres from "./Db/Postgres.js"
 import * as Sqlite from "./Db/Sqlite.js"
 import { migrationsDirectory, pgMigrationsDirectory } from "./Paths.js"
 
@@ -39,35 +39,12 @@ const SqliteSchema = Layer.scopedDiscard(Effect.gen(function*() {
   yield* Effect.addFinalizer(() => Effect.ignore(sql`PRAGMA wal_checkpoint(TRUNCATE)`))
 }).pipe(Effect.orDie))
 
-/** The advisory lock held around PostgreSQL's migrations ("CONVMIG" in ASCII, one bigint, apart from the write lock). */
-export const MIGRATION_LOCK = 0x434f4e564d4947
-
-/**
- * PostgreSQL's migrations, one process at a time. The Migrator locks its table while it runs, but
- * creates that table first, outside any lock: two processes starting at once on an empty database
- * both find it missing and both create it, and one of them fails. So the whole run holds a
- * session advisory lock, taken on a connection reserved for it and released with it (PostgreSQL
- * releases it too if the process dies meanwhile); the others wait for it, then find nothing to do.
- */
-export const runPgMigrations = Effect.scoped(Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const connection = yield* sql.reserve
-  yield* connection.executeRaw(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`, [])
-  yield* Effect.addFinalizer(() => Effect.ignore(connection.executeRaw(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`, [])))
-  return yield* PgMigrator.run({ loader: PgMigrator.fromFileSystem(pgMigrationsDirectory) })
-}))
-
-const PgSchema = Layer.effectDiscard(runPgMigrations.pipe(Effect.orDie))
-
 export const SqlLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const { databasePath, databasePool, databaseUrl } = yield* AppConfig
     if (Option.isSome(databaseUrl)) {
-      return PgSchema.pipe(Layer.provideMerge(Postgres.layer({
-        url: databaseUrl.value,
-        maxConnections: databasePool.size,
-        acquireTimeout: databasePool.acquireTimeout
-      })))
+      const { postgresLayer } = yield* Effect.promise(() => import("./Db/PostgresLive.js"))
+      return postgresLayer({ url: databaseUrl.value, maxConnections: databasePool.size, acquireTimeout: databasePool.acquireTimeout })
     }
     yield* ensureDirectory
     return SqliteSchema.pipe(Layer.provideMerge(Sqlite.layer({ filename: databasePath })))

@@ -34,7 +34,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { createHash } from "node:crypto"
-import { runPgMigrations } from "../Sql.js"
+import { runPgMigrations } from "../Db/PostgresLive.js"
 
 /** Bind parameters per INSERT, at most (PostgreSQL allows 65,535). */
 const PARAMETERS_PER_BATCH = 30_000
