@@ -27,6 +27,30 @@ export const cpuMs = (pid) => {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
 }
 
+/**
+ * CPU time of a process and its children, in milliseconds: its own user + system time, what its
+ * exited children used (cutime, cstime) and what its live children use now (PostgreSQL's
+ * backends under the postmaster).
+ */
+export const treeCpuMs = (pid) => {
+  const fieldsOf = (p) => {
+    const stat = readFileSync(`/proc/${p}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  }
+  const own = fieldsOf(pid)
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const fields = fieldsOf(entry)
+      if (Number(fields[1]) === pid) ticks += Number(fields[11]) + Number(fields[12])
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS
+}
+
 /** Peak resident set size of a process, in MiB. */
 export const peakRssMb = (pid) => {
   const status = readFileSync(`/proc/${pid}/status`, "utf8")
@@ -113,6 +137,33 @@ export const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 }
 
+/** Whether Debian's PostgreSQL server is installed (`startPostgres` can run). */
+export const hasPostgres = () => {
+  const root = "/usr/lib/postgresql"
+  return existsSync(root) && readdirSync(root).some((v) => existsSync(join(root, v, "bin", "initdb")))
+}
+
+/**
+ * One request at a time: `rounds` timed GETs of `path` after 3 untimed ones; p50 and p99 (ms),
+ * and the last body.
+ */
+export const sequential = async (url, path, rounds) => {
+  let body
+  const get = async () => {
+    const response = await fetch(url + path, { headers: { "x-api-key": TOKEN } })
+    body = await response.json()
+    if (response.status !== 200) throw new Error(`${path}: ${response.status} ${JSON.stringify(body)}`)
+  }
+  for (let i = 0; i < 3; i++) await get()
+  const times = []
+  for (let i = 0; i < rounds; i++) {
+    const started = performance.now()
+    await get()
+    times.push(performance.now() - started)
+  }
+  return { p50: percentile(times, 50), p99: percentile(times, 99), body }
+}
+
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 export const freePort = () =>
@@ -154,10 +205,11 @@ export const startPostgres = async (dir) => {
   await admin.connect()
   await admin.query("CREATE DATABASE convene")
   await admin.end()
+  const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
   return {
     url: `postgres://postgres@127.0.0.1:${port}/convene`,
+    pid,
     stop: () => {
-      const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
       process.kill(pid, "SIGINT")
       return new Promise((resolve) => child.on("exit", resolve))
     }

@@ -19,6 +19,7 @@
 //                        rate follows the disk's fsync time), so A/B runs compare at one rate
 //   PROFILE_NO_PROFILE=1 only the unprofiled runs (for A/B runs of built variants)
 //   PROFILE_NODE_ARGS    node's flags instead of `npm start`'s (space-separated)
+//   PROFILE_CONNECTIONS  the load's connections (default 8; issue 18's targets are at 50)
 //   PROFILE_PERF=1       one more run under Linux `perf record` (on-CPU samples, kernel included):
 //                        <scenario>-<level>.perf.txt gets the CPU by shared object and the top
 //                        symbols, a check on the wall-clock samples of --cpu-prof (blocking
@@ -116,7 +117,7 @@ const load = (url, duration) =>
   new Promise((resolvePromise, reject) => {
     const instance = autocannon({
       url,
-      connections: 8,
+      connections: Number(process.env.PROFILE_CONNECTIONS ?? 8),
       duration,
       ...(process.env.PROFILE_RATE ? { overallRate: Number(process.env.PROFILE_RATE) } : {}),
       headers: { "x-api-key": TOKEN },

@@ -21,7 +21,7 @@ import { join } from "node:path"
 import Database from "better-sqlite3"
 import pg from "pg"
 import { seedLarge } from "./large-seed.mjs"
-import { benchEnv, freePort, percentile, startPostgres, startServer, TOKEN } from "./lib.mjs"
+import { benchEnv, freePort, percentile, sequential as sequentialTimes, startPostgres, startServer, TOKEN } from "./lib.mjs"
 
 const LARGE = process.env.BENCH_LARGE === "1"
 const PERSONS = Number(process.env.BENCH_PERSONS ?? (LARGE ? 1_000_000 : 100_000))
@@ -151,23 +151,7 @@ const main = async () => {
   }
 }
 
-/** One request at a time: p50 and p99 (ms) of `path` after 3 untimed ones, and its last body. */
-const sequential = async (url, path) => {
-  let body
-  const get = async () => {
-    const response = await fetch(url + path, { headers: { "x-api-key": TOKEN } })
-    body = await response.json()
-    if (response.status !== 200) throw new Error(`${path}: ${response.status} ${JSON.stringify(body)}`)
-  }
-  for (let i = 0; i < 3; i++) await get()
-  const times = []
-  for (let i = 0; i < ROUNDS; i++) {
-    const started = performance.now()
-    await get()
-    times.push(performance.now() - started)
-  }
-  return { p50: percentile(times, 50), p99: percentile(times, 99), body }
-}
+const sequential = (url, path) => sequentialTimes(url, path, ROUNDS)
 
 const LARGE_QUERIES = ["a", "e", "x", "an", "zz", "mar", "son", "smith", "ander", "maria garcia", "nobody-here"]
 
