@@ -11,8 +11,10 @@
  * It runs in the PostgreSQL pass of the suite (`npm run test:pg`), the configuration check on both.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Duration, Effect, Fiber } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Context, Duration, Effect, Fiber, Layer, Redacted } from "effect"
 import Pg from "pg"
+import * as Postgres from "../src/Db/Postgres.js"
 import { WRITE_LOCK } from "../src/Db/Postgres.js"
 import { onPostgres } from "./support/Engine.js"
 import { createEvent, createPerson, expectError, expectStatus, uniqueEmail } from "./support/Fixtures.js"
@@ -127,6 +129,33 @@ describe.runIf(onPostgres)("PostgreSQL's pool under pressure", () => {
         // the refused write changed nothing
         expect(expectStatus(yield* server.request("GET", `/person/search?email=${encodeURIComponent(refusedEmail)}`), 200).body.total).toBe(0)
         expectStatus(yield* server.request("POST", "/person", { body: { firstName: "Now", lastName: "Room", email: refusedEmail } }), 201)
+      }), 30_000)
+  })
+})
+
+describe.runIf(onPostgres)("a statement whose fiber is interrupted (its client left)", () => {
+  layer(testServer(), { excludeTestServices: true })("on PostgreSQL", (it) => {
+    it.scoped("runs to its end, as on SQLite: nothing is cancelled, neither it nor the next statement on its connection", () =>
+      Effect.gen(function*() {
+        const { databaseEnv } = yield* TestServer
+        const client = yield* outsider
+        yield* query(client, "CREATE TABLE interrupted_probe (n integer)")
+        const context = yield* Layer.build(Postgres.layer({ url: Redacted.make(databaseEnv.DATABASE_URL!), maxConnections: 4 }))
+        const sql = Context.get(context, SqlClient.SqlClient)
+        // a pooled statement, and a write transaction's, each interrupted while it runs
+        const pooled = yield* Effect.fork(sql`INSERT INTO interrupted_probe SELECT 1 FROM pg_sleep(0.4)`)
+        const transaction = yield* Effect.fork(sql.withTransaction(sql`INSERT INTO interrupted_probe SELECT 2 FROM pg_sleep(0.4)`))
+        yield* Effect.sleep("100 millis")
+        yield* Fiber.interrupt(pooled)
+        yield* Fiber.interrupt(transaction)
+        // the pool's next statements (the first ones on the interrupted statement's connection)
+        for (let i = 0; i < 12; i++) expect(yield* sql<{ i: number }>`SELECT ${i}::int AS i`).toEqual([{ i }])
+        yield* Effect.sleep("500 millis")
+        // the pooled statement ended and committed; the transaction was rolled back
+        expect((yield* query(client, "SELECT n FROM interrupted_probe ORDER BY n")).rows).toEqual([{ n: 1 }])
+        // and no cancellation was ever sent
+        const cancelled = yield* query(client, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%pg_cancel_backend%' AND pid <> pg_backend_pid()")
+        expect(cancelled.rows).toEqual([{ n: 0 }])
       }), 30_000)
   })
 })

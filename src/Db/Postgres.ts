@@ -23,14 +23,14 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import * as SqlClient from "@effect/sql/SqlClient"
-import type * as SqlError from "@effect/sql/SqlError"
+import * as SqlError from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import Pg from "pg"
 import { DirectSql, type DirectSqlShape } from "./DirectSql.js"
@@ -74,16 +74,53 @@ export interface Options {
 /** The connection a snapshot's reads run on (provided by `DirectSql.snapshot`). */
 class CurrentSnapshot extends Context.Tag("Convene/Postgres/CurrentSnapshot")<CurrentSnapshot, SqlConnection.Connection>() {}
 
+/**
+ * A statement whose fiber is interrupted (its client left) runs to its end, as on SQLite, instead of
+ * being cancelled. `@effect/sql-pg` cancels it with `pg_cancel_backend(<the connection's process
+ * id>)`, sent on another connection of the pool: when the pool is busy (downloads abandoned at
+ * once, each holding its snapshot's connection) that cancellation waits for a connection itself,
+ * up to 5 s, and holds its own meanwhile, so the instance's next requests found none and were
+ * refused (503); and a cancellation that arrives once the statement has ended can fail the next
+ * request's statement on that connection. Without a process id, the library sends none: an
+ * interrupted pooled statement's connection goes back to the pool, where the next borrower's
+ * statement waits behind it, and a transaction's ROLLBACK waits behind it on its own connection.
+ */
+const withoutCancellation = (client: Pg.PoolClient) => {
+  Object.defineProperty(client, "processID", { configurable: true, get: () => undefined, set: () => {} })
+}
+
 export const make = (options: Options) =>
   Effect.gen(function*() {
-    const pg = yield* PgClient.make({
-      url: options.url,
-      maxConnections: options.maxConnections ?? 10,
-      // pg's `connectionTimeoutMillis`: the wait for a pooled connection as well as for a new one
-      connectTimeout: options.acquireTimeout ?? "5 seconds",
-      applicationName: "convene",
-      types
-    })
+    const acquireTimeout = Duration.decode(options.acquireTimeout ?? "5 seconds")
+    const pool = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const pool = new Pg.Pool({
+            connectionString: Redacted.value(options.url),
+            max: options.maxConnections ?? 10,
+            // the wait for a pooled connection as well as for a new one
+            connectionTimeoutMillis: Duration.toMillis(acquireTimeout),
+            application_name: "convene",
+            types
+          })
+          pool.on("error", () => {})
+          pool.on("connect", withoutCancellation)
+          try {
+            await pool.query("SELECT 1")
+          } catch (error) {
+            await pool.end()
+            throw error
+          }
+          return pool
+        },
+        catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
+      }).pipe(Effect.timeoutFail({
+        duration: acquireTimeout,
+        onTimeout: () => new SqlError.SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+      })),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+    )
+    const pg = yield* PgClient.fromPool({ acquire: Effect.succeed(pool), applicationName: "convene", types })
     const lock = pg`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`
     // two write transactions of this instance at a time hold a connection: one with the lock, the
     // next waiting for it, to begin the moment it is free (with one, writes went 20% slower); the
