@@ -18,7 +18,9 @@
  *   good), a statement fails after that long instead of waiting for ever, and the request answers
  *   503 `unavailable` (`SqlErrors.isPoolTimeout`);
  * - `DirectSql` over the same pool, with snapshots and read transactions as `REPEATABLE READ READ
- *   ONLY` transactions on a connection reserved for them.
+ *   ONLY` transactions on a connection reserved for them;
+ * - statements never cancelled: one whose request ends meanwhile runs to its end, as SQLite's do
+ *   (`withoutCancellation`).
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
