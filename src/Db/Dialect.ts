@@ -17,6 +17,7 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 import { gramToken, likeContains, NGRAM, searchScope, termCharacters } from "../Persons/Keys.js"
 
 export type FieldType = "integer" | "text" | "real"
@@ -49,7 +50,7 @@ export interface Dialect {
    * The persons of an organization whose name contains `term` (case-insensitive: `name_key`
    * contains the lower-cased term), active ones, archived ones or both (`states`).
    */
-  readonly nameSearch: (organizationId: number, states: NameStates, term: string) => NameSearch
+  readonly nameSearch: (organizationId: OrganizationRowId, states: NameStates, term: string) => NameSearch
 }
 
 /** Which of an organization's persons a name search looks at. */
@@ -72,7 +73,7 @@ const statesOf = (states: NameStates): ReadonlyArray<boolean> =>
   states === "active" ? [false] : states === "archived" ? [true] : [false, true]
 
 /** The persons an n-gram's count in `persons_search_counts` (both engines, engine-own) gives. */
-const countedGrams = (sql: SqlClient.SqlClient, organizationId: number, states: NameStates, gram: string) =>
+const countedGrams = (sql: SqlClient.SqlClient, organizationId: OrganizationRowId, states: NameStates, gram: string) =>
   sql`SELECT coalesce(sum(persons), 0) AS total FROM persons_search_counts
       WHERE organization_id = ${organizationId} AND archived IN ${sql.in(statesOf(states).map((archived) => archived ? 1 : 0))}
         AND gram = ${gram}`

@@ -181,12 +181,14 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     const crossJoin = sql.literal(d.name === "pg" ? "JOIN" : "CROSS JOIN")
     const history = (fields: JsonFields) => d.jsonObjects(fields, "h.id")
     /** A history entry's fields as the API shows them, in the schema's key order. */
-    const apiHistory: JsonFields = [["status", "h.status"], ["actorId", "h.actor_id"], ["actorType", "h.actor_type"], [
-      "createdAt",
-      "h.created_at"
-    ]]
+    const apiHistory: JsonFields = [
+      ["status", "h.status"],
+      ["actorId", "h.actor_id"],
+      ["actorType", "h.actor_type"],
+      ["createdAt", "h.created_at"]
+    ]
 
-    /** A guest's row, with its history as `historyPairs` names each entry. */
+    /** A guest's row, with its history's entries made of `historyFields`. */
     const selectWith = (historyFields: JsonFields) =>
       sql.literal(`SELECT g.id AS gid, g.person_id, p.public_id, p.first_name, p.last_name, p.email,
         p.company, p.position, g.rsvp_status, g.attendance_status, g.dietary_restrictions, g.rsvp_note,
