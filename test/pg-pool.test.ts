@@ -159,3 +159,60 @@ describe.runIf(onPostgres)("a statement whose fiber is interrupted (its client l
       }), 30_000)
   })
 })
+
+describe("PreparedStatements: the names of recurring statement texts", () => {
+  it("names a text the second time it runs, always with the same name, and at most PREPARED_MAX texts", () => {
+    const prepared = new Postgres.PreparedStatements()
+    expect(prepared.nameOf("SELECT $1")).toBeUndefined()
+    const name = prepared.nameOf("SELECT $1")
+    expect(name).toMatch(/^convene_\d+$/)
+    expect(prepared.nameOf("SELECT $1")).toBe(name)
+    expect(prepared.nameOf("SELECT $1, $2")).toBeUndefined()
+    // a search's plan depends on its pattern: planned anew each time
+    const search = "SELECT id FROM persons WHERE name_key LIKE $1"
+    expect([prepared.nameOf(search), prepared.nameOf(search), prepared.nameOf(search)]).toEqual([undefined, undefined, undefined])
+    for (let i = 0; prepared.size < Postgres.PREPARED_MAX; i++) {
+      prepared.nameOf(`SELECT ${i}, $1`)
+      prepared.nameOf(`SELECT ${i}, $1`)
+    }
+    // no more names once the bound is reached; the named keep theirs
+    expect(prepared.nameOf("SELECT $1, $2")).toBeUndefined()
+    expect(prepared.nameOf("SELECT $1, $2")).toBeUndefined()
+    expect(prepared.size).toBe(Postgres.PREPARED_MAX)
+    expect(prepared.nameOf("SELECT $1")).toBe(name)
+  })
+})
+
+describe.runIf(onPostgres)("statements the service runs again and again", () => {
+  layer(testServer(), { excludeTestServices: true })("on PostgreSQL", (it) => {
+    it.scoped("are prepared once on a connection, not parsed on every execution; others run as before", () =>
+      Effect.gen(function*() {
+        const { databaseEnv } = yield* TestServer
+        // one connection, so that every statement below runs in the session whose statements are read
+        const context = yield* Layer.build(Postgres.layer({ url: Redacted.make(databaseEnv.DATABASE_URL!), maxConnections: 1 }))
+        const sql = Context.get(context, SqlClient.SqlClient)
+        const preparedTexts = sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements ORDER BY statement`
+        expect(yield* preparedTexts).toEqual([])
+        for (let i = 0; i < 6; i++) expect(yield* sql<{ i: number }>`SELECT ${i}::int AS i`).toEqual([{ i }])
+        expect(yield* sql<{ n: string }>`SELECT ${"once"}::text AS n`).toEqual([{ n: "once" }])
+        // the recurring text is prepared, the text run once is not
+        expect((yield* preparedTexts).map((row) => row.statement)).toEqual(["SELECT $1::int AS i"])
+        // a prepared text that fails, twice: the error each time, and the connection serves on
+        for (let i = 0; i < 2; i++) {
+          const failed = yield* Effect.flip(sql`SELECT 1 / ${0}::int AS broken`)
+          expect(String(failed.cause)).toContain("division by zero")
+        }
+        expect(yield* sql<{ i: number }>`SELECT ${7}::int AS i`).toEqual([{ i: 7 }])
+        // in a transaction rolled back: the prepared statement stays, its rows go
+        yield* sql`CREATE TEMPORARY TABLE prepared_probe (n integer)`
+        const insert = (n: number) => sql`INSERT INTO prepared_probe (n) VALUES (${n})`
+        yield* insert(1)
+        yield* sql.withTransaction(Effect.zipRight(insert(2), Effect.fail("undo"))).pipe(Effect.ignore)
+        yield* insert(3)
+        expect(yield* sql<{ n: number }>`SELECT n FROM prepared_probe ORDER BY n`).toEqual([{ n: 1 }, { n: 3 }])
+        expect((yield* preparedTexts).map((row) => row.statement)).toContain("INSERT INTO prepared_probe (n) VALUES ($1)")
+        // several statements in one text without parameters (as a migration's) still run
+        yield* sql.unsafe("SELECT 1; SELECT 2")
+      }), 30_000)
+  })
+})
