@@ -213,6 +213,16 @@ describe.runIf(onPostgres)("statements the service runs again and again", () => 
         expect((yield* preparedTexts).map((row) => row.statement)).toContain("INSERT INTO prepared_probe (n) VALUES ($1)")
         // several statements in one text without parameters (as a migration's) still run
         yield* sql.unsafe("SELECT 1; SELECT 2")
+        // another instance's migration adds a column under a prepared `SELECT *`: PostgreSQL
+        // refuses that plan once, and the text runs unnamed from then on, with the new column
+        const everything = sql<Record<string, number | null>>`SELECT * FROM prepared_probe WHERE n = ${1}`
+        expect(yield* everything).toEqual([{ n: 1 }])
+        expect(yield* everything).toEqual([{ n: 1 }])
+        yield* sql`ALTER TABLE prepared_probe ADD COLUMN m integer`
+        const refused = yield* Effect.flip(everything)
+        expect(String(refused.cause)).toContain("cached plan must not change result type")
+        expect(yield* everything).toEqual([{ n: 1, m: null }])
+        expect(yield* everything).toEqual([{ n: 1, m: null }])
       }), 30_000)
   })
 })

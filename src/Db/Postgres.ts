@@ -110,7 +110,8 @@ const withoutCancellation = (client: Pg.PoolClient) => {
  * - Not a text with `LIKE`: the plan of a name search depends on its pattern (a common term walks
  *   the persons in id order and stops at the page, a rare one takes the trigram index: Dialect.ts),
  *   and a generic plan, made without the pattern, would be one of the two for every term.
- * - A name is the text's for the life of the process: `pg` refuses a name reused for another text.
+ * - A name is the text's for the life of the process (`pg` refuses a name reused for another
+ *   text), unless PostgreSQL refuses its plan after a change of the schema (`unname`).
  */
 export const PREPARED_MAX = 500
 const PREPARED_SEEN_MAX = 5_000
@@ -118,20 +119,31 @@ const PREPARED_SEEN_MAX = 5_000
 export class PreparedStatements {
   private readonly names = new Map<string, string>()
   private readonly seen = new Set<string>()
+  private readonly refused = new Set<string>()
+  private next = 0
 
   /** The name `text` runs under, if any (the second time it is asked for, while names are left). */
   nameOf(text: string): string | undefined {
     const name = this.names.get(text)
-    if (name !== undefined || this.names.size >= PREPARED_MAX || text.includes(" LIKE ")) return name
+    if (name !== undefined || this.next >= PREPARED_MAX || text.includes(" LIKE ") || this.refused.has(text)) return name
     if (!this.seen.has(text)) {
       if (this.seen.size >= PREPARED_SEEN_MAX) this.seen.clear()
       this.seen.add(text)
       return undefined
     }
     this.seen.delete(text)
-    const named = `convene_${this.names.size}`
+    const named = `convene_${this.next++}`
     this.names.set(text, named)
     return named
+  }
+
+  /**
+   * `text` runs unnamed from now on: its prepared statement failed with "cached plan must not
+   * change result type" (SQLSTATE 0A000), as a `SELECT *` does once another instance's migration
+   * has added a column to its table. That one execution fails; the next ones are planned anew.
+   */
+  unname(text: string): void {
+    if (this.names.delete(text)) this.refused.add(text)
   }
 
   get size(): number {
@@ -142,16 +154,25 @@ export class PreparedStatements {
   readonly install = (client: Pg.PoolClient): void => {
     const query = client.query as (...args: Array<unknown>) => unknown
     const nameOf = (text: string) => this.nameOf(text)
+    const unname = (text: string) => this.unname(text)
     client.query = function(this: Pg.PoolClient, ...args: Array<unknown>) {
       const [text, values, callback] = args
       if (typeof text === "string" && Array.isArray(values) && values.length > 0 && typeof callback === "function") {
         const name = nameOf(text)
-        if (name !== undefined) return query.call(this, { name, text, values }, callback)
+        if (name !== undefined) {
+          return query.call(this, { name, text, values }, (error: { readonly code?: string } | null, result: unknown) => {
+            if (error?.code === FEATURE_NOT_SUPPORTED) unname(text)
+            return (callback as (error: unknown, result: unknown) => void)(error, result)
+          })
+        }
       }
       return query.apply(this, args)
     } as Pg.PoolClient["query"]
   }
 }
+
+/** SQLSTATE of "cached plan must not change result type", among others. */
+const FEATURE_NOT_SUPPORTED = "0A000"
 
 export const make = (options: Options) =>
   Effect.gen(function*() {
