@@ -104,7 +104,7 @@ const withoutCancellation = (client: Pg.PoolClient) => {
  *   goes by the simple protocol, which cannot prepare), and texts without any (`BEGIN`, `SELECT 1`)
  *   cost next to nothing to parse.
  * - Bounded: at most `PREPARED_MAX` names in the process, so at most that many statements held by
- *   each connection's session; texts seen once are counted in a map of at most `PREPARED_SEEN_MAX`
+ *   each connection's session; texts seen once are remembered in a set of at most `PREPARED_SEEN_MAX`
  *   entries, emptied when full, so one-off texts (a bulk insert of an odd number of rows) never
  *   take a name.
  * - Not a text with `LIKE`: the plan of a name search depends on its pattern (a common term walks
