@@ -20,6 +20,9 @@
 //   PROFILE_NO_PROFILE=1 only the unprofiled runs (for A/B runs of built variants)
 //   PROFILE_NODE_ARGS    node's flags instead of `npm start`'s (space-separated)
 //   PROFILE_CONNECTIONS  the load's connections (default 8; issue 18's targets are at 50)
+//   PROFILE_POSTGRES=1   on PostgreSQL (Debian's package, started in a temporary folder): seeded
+//                        through the API once, each run on a copy of that database (CREATE
+//                        DATABASE … TEMPLATE); PostgreSQL's processes' CPU is reported apart
 //   PROFILE_PERF=1       one more run under Linux `perf record` (on-CPU samples, kernel included):
 //                        <scenario>-<level>.perf.txt gets the CPU by shared object and the top
 //                        symbols, a check on the wall-clock samples of --cpu-prof (blocking
@@ -38,7 +41,7 @@ import { spawn, execFileSync } from "node:child_process"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import { cpuMs, startServer, TOKEN } from "./lib.mjs"
+import { cpuMs, startPostgres, startServer, TOKEN, treeCpuMs } from "./lib.mjs"
 import { seed } from "./seed.mjs"
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -55,9 +58,14 @@ mkdirSync(out, { recursive: true })
 
 const dir = mkdtempSync(join(tmpdir(), "convene-profile-"))
 const seeded = join(dir, "seeded.db")
+const postgres = process.env.PROFILE_POSTGRES === "1" ? await startPostgres(dir) : undefined
+/** `DATABASE_URL` of database `name` on `postgres`. */
+const pgUrl = (name) => postgres.url.replace(/\/convene$/, `/${name}`)
+const psql = (command, database = "postgres") => execFileSync("psql", [pgUrl(database), "-qAt", "-c", command], { stdio: "ignore" })
 const port = 3283
 const env = (database) => ({
   DATABASE_PATH: database,
+  ...(postgres === undefined ? {} : { DATABASE_URL: pgUrl(database.replace(/^.*\/|\.db$/g, "").replace(/-/g, "_")) }),
   PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
   BOOTSTRAP_ORG_SLUG: "bench",
   BOOTSTRAP_ORG_NAME: "Bench",
@@ -80,7 +88,14 @@ const target = (database, extra = []) => ({
 })
 
 let data
-if (process.env.PROFILE_DB) {
+if (postgres !== undefined) {
+  log("PostgreSQL: seeding 10,000 persons and an event of 1,000 guests...")
+  psql("CREATE DATABASE seeded")
+  const seeding = await startServer(target(seeded))
+  data = await seed(seeding.url, { persons: 10_000, small: 1_000, large: 0 })
+  await seeding.stop()
+  psql("VACUUM ANALYZE", "seeded")
+} else if (process.env.PROFILE_DB) {
   copyFileSync(process.env.PROFILE_DB, seeded)
   data = JSON.parse(readFileSync(`${process.env.PROFILE_DB}.json`, "utf8"))
 } else {
@@ -152,7 +167,8 @@ const minus = (after, before) =>
 /** One run on a fresh copy of the seeded database: warm-up, then the measured window. */
 const run = async (label, profiled, perf = false) => {
   const database = join(dir, `${label}.db`)
-  copyFileSync(seeded, database)
+  if (postgres === undefined) copyFileSync(seeded, database)
+  else psql(`CREATE DATABASE ${label.replace(/-/g, "_")} TEMPLATE seeded`)
   const profileDir = join(dir, `${label}-profile`)
   const server = await startServer(target(database, profiled
     ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-interval=${intervalUs}`]
@@ -166,10 +182,12 @@ const run = async (label, profiled, perf = false) => {
     : undefined
   const threadsBefore = threadCpu(server.pid)
   const cpuBefore = cpuMs(server.pid)
+  const pgBefore = postgres === undefined ? 0 : treeCpuMs(postgres.pid)
   const startUs = Number(process.hrtime.bigint() / 1000n)
   const result = await load(server.url, seconds)
   const endUs = Number(process.hrtime.bigint() / 1000n)
   const cpu = cpuMs(server.pid) - cpuBefore
+  const pgCpu = postgres === undefined ? undefined : treeCpuMs(postgres.pid) - pgBefore
   const threads = minus(threadCpu(server.pid), threadsBefore)
   if (recorder !== undefined) {
     await new Promise((r) => (recorder.exitCode !== null ? r() : recorder.once("exit", r)))
@@ -193,6 +211,7 @@ const run = async (label, profiled, perf = false) => {
     "p50 ms": result.latency.p50,
     "p99 ms": result.latency.p99,
     "CPU ms/req": cpu / total,
+    ...(pgCpu === undefined ? {} : { "PostgreSQL CPU ms/req": pgCpu / total }),
     threadsMsPerReq: Object.fromEntries(Object.entries(threads).map(([name, t]) => [name, {
       user: t.user / total,
       system: t.system / total
@@ -205,7 +224,9 @@ const run = async (label, profiled, perf = false) => {
     renameSync(join(profileDir, file), destination)
     summary.profile = destination
   }
-  log(`${label}: ${total} requests, ${summary.errors} errors, ${summary["CPU ms/req"].toFixed(3)} CPU ms/req`)
+  log(`${label}: ${total} requests, ${summary.errors} errors, ${summary["CPU ms/req"].toFixed(3)} CPU ms/req${
+    pgCpu === undefined ? "" : `, PostgreSQL ${(pgCpu / total).toFixed(3)}`
+  }`)
   return summary
 }
 
@@ -226,4 +247,5 @@ console.log(JSON.stringify({
   profile: profiledRun?.profile
 }, null, 2))
 if (profiledRun !== undefined && !existsSync(profiledRun.profile)) process.exitCode = 1
+if (postgres !== undefined) await postgres.stop()
 rmSync(dir, { recursive: true, force: true })
