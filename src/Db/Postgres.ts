@@ -220,7 +220,7 @@ export const make = (options: Options) =>
         outer._tag === "Some"
           // a savepoint of the transaction it runs in, which holds the lock already (or is read-only)
           ? pg.withTransaction(self)
-          : writers.withPermits(1)(pg.withTransaction(Effect.zipRight(lock, self))))
+          : writers.withPermits(1)(pg.withTransaction(Effect.zipRight(Effect.suspend(() => rows(lock)), self))))
     // the same client (the `sql` tag and every helper on it), with serialized write transactions
     // and values PostgreSQL's text can hold
     const client: PgClient.PgClient = Object.assign(
@@ -235,12 +235,34 @@ export const make = (options: Options) =>
     ) as unknown as PgClient.PgClient
 
     let executed = 0
+    /** A statement on a connection of the pool, given back when it ends (`pg`'s `pool.query`). */
+    const pooled = <A>(text: string, params: ReadonlyArray<unknown>) =>
+      Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
+        pool.query(text, params as Array<unknown>, (cause, result) => {
+          resume(
+            cause
+              ? Effect.fail(new SqlError.SqlError({ cause, message: "Failed to execute statement" }))
+              : Effect.succeed(result.rows as ReadonlyArray<A>)
+          )
+        })
+      })
+    // The hot reads and writes run as directly as on SQLite (Sqlite.ts): on the snapshot's or the
+    // transaction's connection if there is one, else on a pooled one, without the span, scope and
+    // context that `@effect/sql` builds around each statement (a copy of the whole context per
+    // statement: most of a one-guest PUT's garbage on PostgreSQL, bench/RESULTS.md). An
+    // interrupted statement runs to its end, as with `withoutCancellation`.
     const rows = <A>(statement: Statement.Statement<unknown>) =>
-      Effect.flatMap(Effect.serviceOption(CurrentSnapshot), (snapshot): Effect.Effect<ReadonlyArray<A>, SqlError.SqlError> => {
+      Effect.withFiberRuntime<ReadonlyArray<A>, SqlError.SqlError>((fiber) => {
         executed++
-        if (snapshot._tag === "None") return statement as unknown as Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
         const [text, params] = statement.compile()
-        return snapshot.value.execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
+        const context = fiber.currentContext
+        const snapshot = Context.getOption(context, CurrentSnapshot)
+        if (snapshot._tag === "Some") return snapshot.value.execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
+        const transaction = Context.getOption(context, SqlClient.TransactionConnection)
+        if (transaction._tag === "Some") {
+          return transaction.value[0].execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
+        }
+        return pooled<A>(text, params)
       })
     /** A connection of the pool in a `REPEATABLE READ READ ONLY` transaction, rolled back and given back with the scope. */
     const readOnly = Effect.gen(function*() {
