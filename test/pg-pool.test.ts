@@ -12,8 +12,9 @@
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Duration, Effect, Fiber, Layer, Redacted } from "effect"
+import { Chunk, Context, Duration, Effect, Fiber, Layer, Redacted, Stream } from "effect"
 import Pg from "pg"
+import { DirectSql } from "../src/Db/DirectSql.js"
 import * as Postgres from "../src/Db/Postgres.js"
 import { WRITE_LOCK } from "../src/Db/Postgres.js"
 import { onPostgres } from "./support/Engine.js"
@@ -129,6 +130,38 @@ describe.runIf(onPostgres)("PostgreSQL's pool under pressure", () => {
         // the refused write changed nothing
         expect(expectStatus(yield* server.request("GET", `/person/search?email=${encodeURIComponent(refusedEmail)}`), 200).body.total).toBe(0)
         expectStatus(yield* server.request("POST", "/person", { body: { firstName: "Now", lastName: "Room", email: refusedEmail } }), 201)
+      }), 30_000)
+  })
+})
+
+describe.runIf(onPostgres)("a read transaction interrupted while it waits for a connection", () => {
+  layer(testServer(), { excludeTestServices: true })("on PostgreSQL", (it) => {
+    it.scoped("leaves no connection behind: the pool serves statements, read transactions and snapshots after it", () =>
+      Effect.gen(function*() {
+        const { databaseEnv } = yield* TestServer
+        const context = yield* Layer.build(
+          Postgres.layer({ url: Redacted.make(databaseEnv.DATABASE_URL!), maxConnections: 2, acquireTimeout: "1 second" })
+        )
+        const sql = Context.get(context, SqlClient.SqlClient)
+        const direct = Context.get(context, DirectSql)
+        // both connections busy; two read transactions (as a download's snapshot) wait for one,
+        // and their clients leave before it comes
+        const busy = yield* Effect.forEach([1, 2], () => Effect.fork(sql`SELECT pg_sleep(0.5)`))
+        yield* Effect.sleep("100 millis")
+        const waiting = yield* Effect.forEach([1, 2], () => Effect.fork(direct.readTransaction(direct.rows(sql`SELECT 1 AS one`))))
+        yield* Effect.sleep("100 millis")
+        yield* Effect.forEach(waiting, Fiber.interrupt)
+        yield* Effect.forEach(busy, Fiber.join)
+        // the connections the pool handed to them came back: two statements at once, within the
+        // second DATABASE_ACQUIRE_TIMEOUT gives, then a read transaction and a snapshot
+        expect(yield* Effect.all([sql`SELECT 1 AS one`, sql`SELECT 2 AS one`], { concurrency: 2 })).toEqual([[{ one: 1 }], [{ one: 2 }]])
+        expect(yield* direct.readTransaction(direct.rows(sql`SELECT 3 AS one`))).toEqual([{ one: 3 }])
+        expect(yield* Stream.runCollect(direct.snapshot(Stream.fromEffect(direct.rows(sql`SELECT 4 AS one`)))).pipe(Effect.map(Chunk.toArray)))
+          .toEqual([[{ one: 4 }]])
+        // and none was left inside a transaction
+        const client = yield* outsider
+        const open = yield* query(client, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction'")
+        expect(open.rows).toEqual([{ n: 0 }])
       }), 30_000)
   })
 })

@@ -264,13 +264,20 @@ export const make = (options: Options) =>
         }
         return pooled<A>(text, params)
       })
-    /** A connection of the pool in a `REPEATABLE READ READ ONLY` transaction, rolled back and given back with the scope. */
-    const readOnly = Effect.gen(function*() {
+    // A connection of the pool in a `REPEATABLE READ READ ONLY` transaction, rolled back and given
+    // back with the scope. Uninterruptible until its connection is in the transaction and both finalizers are in the
+    // scope: `@effect/sql-pg`'s `reserve` waits for the pool without a canceller, so a fiber
+    // interrupted meanwhile (a download abandoned while it waited for a connection) never got the
+    // connection the pool handed over later, nor gave it back, and after a few such the pool had
+    // none left: every request answered 503 (bench, PostgreSQL phase). A connection given back
+    // while its BEGIN ran would have gone to the next borrower inside a read-only transaction. The
+    // wait is bounded by `acquireTimeout`.
+    const readOnly = Effect.uninterruptible(Effect.gen(function*() {
       const connection = yield* pg.reserve
       yield* connection.executeRaw("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", [])
       yield* Effect.addFinalizer(() => Effect.ignore(connection.executeRaw("ROLLBACK", [])))
       return connection
-    })
+    }))
     const snapshot = <A, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A, E | SqlError.SqlError, R> =>
       Stream.unwrapScoped(Effect.map(readOnly, (connection) => Stream.provideService(stream, CurrentSnapshot, connection)))
     // every statement of `self` (`sql` and `DirectSql` alike) runs on the reserved connection, as
