@@ -16,6 +16,7 @@ import { Chunk, Context, Duration, Effect, Fiber, Layer, Redacted, Stream } from
 import Pg from "pg"
 import { DirectSql } from "../src/Db/DirectSql.js"
 import * as Postgres from "../src/Db/Postgres.js"
+import * as PreparedStatements from "../src/Db/PreparedStatements.js"
 import { WRITE_LOCK } from "../src/Db/Postgres.js"
 import { onPostgres } from "./support/Engine.js"
 import { createEvent, createPerson, expectError, expectStatus, uniqueEmail } from "./support/Fixtures.js"
@@ -195,7 +196,7 @@ describe.runIf(onPostgres)("a statement whose fiber is interrupted (its client l
 
 describe("PreparedStatements: the names of recurring statement texts", () => {
   it("names a text the second time it runs, always with the same name, and at most PREPARED_MAX texts", () => {
-    const prepared = new Postgres.PreparedStatements()
+    const prepared = new PreparedStatements.PreparedStatements()
     expect(prepared.nameOf("SELECT $1")).toBeUndefined()
     const name = prepared.nameOf("SELECT $1")
     expect(name).toMatch(/^convene_\d+$/)
@@ -204,14 +205,14 @@ describe("PreparedStatements: the names of recurring statement texts", () => {
     // a search's plan depends on its pattern: planned anew each time
     const search = "SELECT id FROM persons WHERE name_key LIKE $1"
     expect([prepared.nameOf(search), prepared.nameOf(search), prepared.nameOf(search)]).toEqual([undefined, undefined, undefined])
-    for (let i = 0; prepared.size < Postgres.PREPARED_MAX; i++) {
+    for (let i = 0; prepared.size < PreparedStatements.PREPARED_MAX; i++) {
       prepared.nameOf(`SELECT ${i}, $1`)
       prepared.nameOf(`SELECT ${i}, $1`)
     }
     // no more names once the bound is reached; the named keep theirs
     expect(prepared.nameOf("SELECT $1, $2")).toBeUndefined()
     expect(prepared.nameOf("SELECT $1, $2")).toBeUndefined()
-    expect(prepared.size).toBe(Postgres.PREPARED_MAX)
+    expect(prepared.size).toBe(PreparedStatements.PREPARED_MAX)
     expect(prepared.nameOf("SELECT $1")).toBe(name)
   })
 })
