@@ -391,10 +391,18 @@ layer(testServer(), { excludeTestServices: true })("guest lists", (it) => {
           const guests = Array.from({ length: 500 }, (_, i) => ({ firstName: `G${i}`, lastName: `B${batch}`, email: uniqueEmail("setbased"), phoneNumber: `+1555${batch}${i}` }))
           expectStatus(yield* server.request("POST", `/event/${event.eventId}/guestlist`, { body: { guests } }), 200)
         }
-        const before = server.statements()
-        const reply = expectStatus(yield* server.request("GET", `/event/${event.eventId}/guestlist`), 200)
-        const used = server.statements() - before
-        expect(reply.body.guests).toHaveLength(1000)
+        // The counter is the server's: the outbox's claimer polls meanwhile (once a second when idle,
+        // a few statements a look), and a read slower than that (PostgreSQL on a loaded machine) can
+        // see one of its looks. The fewest over three reads is the read's own count; a read that
+        // needed more statements would need them every time.
+        const counts: Array<number> = []
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const before = server.statements()
+          const reply = expectStatus(yield* server.request("GET", `/event/${event.eventId}/guestlist`), 200)
+          counts.push(server.statements() - before)
+          expect(reply.body.guests).toHaveLength(1000)
+        }
+        const used = Math.min(...counts)
         expect(used).toBeGreaterThan(0)
         expect(used).toBeLessThanOrEqual(10)
       }), 60_000)
