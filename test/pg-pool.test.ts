@@ -167,6 +167,33 @@ describe.runIf(onPostgres)("a read transaction interrupted while it waits for a 
   })
 })
 
+describe.runIf(onPostgres)("a statement PostgreSQL refuses outside a transaction", () => {
+  layer(testServer(), { excludeTestServices: true })("on PostgreSQL", (it) => {
+    it.scoped("leaves its connection in the pool; a connection that was lost is replaced", () =>
+      Effect.gen(function*() {
+        const { databaseEnv } = yield* TestServer
+        const context = yield* Layer.build(
+          Postgres.layer({ url: Redacted.make(databaseEnv.DATABASE_URL!), maxConnections: 1, acquireTimeout: "2 seconds" })
+        )
+        const sql = Context.get(context, SqlClient.SqlClient)
+        const direct = Context.get(context, DirectSql)
+        const pid = direct.first<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`).pipe(Effect.map((row) => row!.pid))
+        const first = yield* pid
+        // division by zero (SQLSTATE 22012): the statement fails, its connection serves the next
+        const refused = yield* Effect.flip(direct.rows(sql`SELECT 1 / ${0} AS x`))
+        expect((refused.cause as { code?: string }).code).toBe("22012")
+        expect(yield* pid).toBe(first)
+        // the connection ends under it (an administrator, a restart): the next statement gets a new one
+        const client = yield* outsider
+        yield* Effect.promise(() => client.query("SELECT pg_terminate_backend($1)", [first]))
+        yield* Effect.ignore(direct.rows(sql`SELECT 1 AS one`))
+        const second = yield* pid
+        expect(second).not.toBe(first)
+        expect(yield* direct.rows(sql`SELECT 2 AS two`)).toEqual([{ two: 2 }])
+      }), 30_000)
+  })
+})
+
 describe.runIf(onPostgres)("a statement whose fiber is interrupted (its client left)", () => {
   layer(testServer(), { excludeTestServices: true })("on PostgreSQL", (it) => {
     it.scoped("runs to its end, as on SQLite: nothing is cancelled, neither it nor the next statement on its connection", () =>

@@ -155,15 +155,41 @@ export const make = (options: Options) =>
     ) as unknown as PgClient.PgClient
 
     let executed = 0
-    /** A statement on a connection of the pool, given back when it ends (`pg`'s `pool.query`). */
+    /** An error of the statement, the session going on (not FATAL: the connection ends with it). */
+    const refusedStatement = (cause: Error) => cause instanceof Pg.DatabaseError && cause.severity === "ERROR"
+    /**
+     * A statement on a connection of the pool, given back when it ends: `pool.query`, except that
+     * a statement PostgreSQL refused (`refusedStatement`) gives its connection back as good as
+     * before, where `pool.query` closed it (the next statement then paid for a new connection and
+     * its prepared statements). A connection that failed (reset, ended) is dropped,
+     * and its `error` event, which Node would throw without a listener, ends the statement. A
+     * fiber interrupted meanwhile leaves the callbacks to give the connection back.
+     */
     const pooled = <A>(text: string, params: ReadonlyArray<unknown>) =>
       Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
-        pool.query(text, params as Array<unknown>, (cause, result) => {
-          resume(
-            cause
-              ? Effect.fail(new SqlError.SqlError({ cause, message: "Failed to execute statement" }))
-              : Effect.succeed(result.rows as ReadonlyArray<A>)
-          )
+        pool.connect((connectError, connection, release) => {
+          if (connectError !== undefined && connectError !== null) {
+            return resume(Effect.fail(new SqlError.SqlError({ cause: connectError, message: "Failed to acquire connection" })))
+          }
+          let done = false
+          const end = (cause: Error | undefined, rows?: ReadonlyArray<A>) => {
+            if (done) return
+            done = true
+            connection!.removeListener("error", end)
+            release(cause === undefined || refusedStatement(cause) ? undefined : cause)
+            resume(
+              cause === undefined
+                ? Effect.succeed(rows!)
+                : Effect.fail(new SqlError.SqlError({ cause, message: "Failed to execute statement" }))
+            )
+          }
+          connection!.once("error", end)
+          try {
+            connection!.query(text, params as Array<unknown>, (cause, result) =>
+              end(cause ?? undefined, cause ? undefined : result.rows as ReadonlyArray<A>))
+          } catch (cause) {
+            end(cause instanceof Error ? cause : new Error(String(cause)))
+          }
         })
       })
     // The hot reads and writes run as directly as on SQLite (Sqlite.ts): on the snapshot's or the
