@@ -30,11 +30,6 @@ const common = {
   // (test/support/engine-setup.ts, once for both groups)
   globalSetup: ["test/support/engine-setup.ts"],
   pool: "forks" as const,
-  // A worker runs its files one after the other in one module graph, not a fresh one per file:
-  // loading the service's modules anew for each of 64 files was a third of the suite's time
-  // (collect 194 s of worker time a pass; 26 s now). Files share no state but what they start
-  // and stop themselves (servers, databases, browsers, each scoped to its file or test).
-  isolate: false,
   testTimeout: 30_000,
   hookTimeout: 60_000,
   // The Migrator imports the numbered files in migrations/ at run time; inlining it lets
@@ -45,6 +40,12 @@ const common = {
 export default defineConfig({
   test: {
     maxWorkers: 2,
+    // A worker runs its files one after the other in one module graph, not a fresh one per file:
+    // loading the service's modules anew for each of 64 files was a third of the suite's time
+    // (collect 194 s of worker time a pass; 26 s now). Files share no state but what they start
+    // and stop themselves (servers, databases, browsers, each scoped to its file or test). Set
+    // here, at the root: a project's own `isolate` is not read.
+    isolate: false,
     minWorkers: 1,
     projects: [
       {
