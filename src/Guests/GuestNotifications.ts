@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect"
 import { AppConfig } from "../Config/AppConfig.js"
 import type { GuestRowId, OrganizationRowId } from "../Domain/RowIds.js"
-import { Outbox } from "../Webhooks/Outbox.js"
+import { type Notification, Outbox } from "../Webhooks/Outbox.js"
 import type { GuestListChange } from "./Changes.js"
 import { eventPersonBody, type GuestSnapshot, guestListBody, snapshotOf } from "./GuestPayloads.js"
 
@@ -25,38 +25,42 @@ export class GuestNotifications extends Effect.Service<GuestNotifications>()("Co
     }
 
     /** One `EventPerson` notification per guest whose rsvpStatus or attendanceStatus really changed. */
-    const statusesChanged = (organizationId: OrganizationRowId, change: GuestListChange) =>
-      change.statusChanges.length === 0 ? Effect.void : outbox.enqueue(organizationId, "EventPerson", () => {
-        const snapshots = snapshotsOf(change)
-        return change.statusChanges.flatMap((s) => {
-          const snapshot = snapshots.get(s.guestId)
-          return snapshot === undefined
-            ? []
-            : [eventPersonBody(webhooks.payloadVariant, change.event, snapshot, s.previousStatus, change.at)]
-        })
+    const statusBodies = (change: GuestListChange) => () => {
+      const snapshots = snapshotsOf(change)
+      return change.statusChanges.flatMap((s) => {
+        const snapshot = snapshots.get(s.guestId)
+        return snapshot === undefined
+          ? []
+          : [eventPersonBody(webhooks.payloadVariant, change.event, snapshot, s.previousStatus, change.at)]
       })
+    }
+
+    const statusesChanged = (organizationId: OrganizationRowId, change: GuestListChange) =>
+      change.statusChanges.length === 0 ? Effect.void : outbox.enqueue(organizationId, "EventPerson", statusBodies(change))
 
     /**
      * A guest-list write: one `GuestList` notification with the affected guests, and the
-     * `EventPerson` notifications of the guests whose status changed.
+     * `EventPerson` notifications of the guests whose status changed; the registrations of both
+     * types read at once, the bodies built only for a type someone is subscribed to.
      */
-    const guestListChanged = (organizationId: OrganizationRowId, change: GuestListChange) =>
-      Effect.gen(function*() {
-        if (change.affected.length === 0) return
-        // the bodies are built only if someone is subscribed to them
-        yield* outbox.enqueue(organizationId, "GuestList", () => {
-          const snapshots = snapshotsOf(change)
-          const affected = change.affected.map((gid) => snapshots.get(gid) ?? null)
-          return [
-            guestListBody(webhooks.payloadVariant, change.event, affected, {
-              added: change.added,
-              removed: change.removed,
-              updated: change.updated
-            }, change.at)
-          ]
-        })
-        yield* statusesChanged(organizationId, change)
-      })
+    const guestListChanged = (organizationId: OrganizationRowId, change: GuestListChange) => {
+      if (change.affected.length === 0) return Effect.void
+      const guestList: Notification = ["GuestList", () => {
+        const snapshots = snapshotsOf(change)
+        const affected = change.affected.map((gid) => snapshots.get(gid) ?? null)
+        return [
+          guestListBody(webhooks.payloadVariant, change.event, affected, {
+            added: change.added,
+            removed: change.removed,
+            updated: change.updated
+          }, change.at)
+        ]
+      }]
+      return outbox.enqueueAll(
+        organizationId,
+        change.statusChanges.length === 0 ? [guestList] : [guestList, ["EventPerson", statusBodies(change)]]
+      )
+    }
 
     return { guestListChanged, statusesChanged } as const
   }),

@@ -29,6 +29,12 @@ import { TEST_MESSAGE_PREFIX, type WebhookType } from "./Domain.js"
 import { type NewMessage, WebhooksRepo } from "./WebhooksRepo.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
 
+/** The bodies of one type's messages, as they are or made by a function called only when someone is subscribed. */
+type Bodies = ReadonlyArray<unknown> | (() => ReadonlyArray<unknown>)
+
+/** One type's messages for `enqueueAll`. */
+export type Notification = readonly [type: WebhookType, bodies: Bodies]
+
 /** Bodies per batch of `enqueue`: its messages' statements and one for their deliveries. */
 const ENQUEUE_BATCH = 256
 /** ... and at most about this much serialized JSON (UTF-16 code units) per batch. */
@@ -99,36 +105,44 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
       Effect.map(repo.subscribers(organizationId, type), (webhookIds) => webhookIds.length > 0)
 
     /**
-     * Stores one message per body for every current registration of `type` (inside the caller's
-     * transaction): in batches of `ENQUEUE_BATCH` bodies, each written by a few set-based
-     * statements, with a turn of the event loop between batches. The bodies may be given as a
-     * function, called only when someone is subscribed: a write nobody listens to builds nothing.
+     * Stores one message per body for every current registration of its type (inside the caller's
+     * transaction), for each `[type, bodies]` in order, the registrations of all the types read by
+     * one statement (a guest-list write notifies `GuestList` and `EventPerson`): in batches of
+     * `ENQUEUE_BATCH` bodies, each written by a few set-based statements, with a turn of the event
+     * loop between batches. Bodies given as a function are made only when someone is subscribed: a
+     * write nobody listens to builds nothing.
      */
-    const enqueue = (
-      organizationId: OrganizationRowId,
-      type: WebhookType,
-      bodiesOf: ReadonlyArray<unknown> | (() => ReadonlyArray<unknown>)
-    ) =>
+    const enqueueAll = (organizationId: OrganizationRowId, notifications: ReadonlyArray<Notification>) =>
       Effect.gen(function*() {
-        if (Array.isArray(bodiesOf) && bodiesOf.length === 0) return
-        const subscribers = yield* repo.subscribers(organizationId, type)
-        if (subscribers.length === 0) return
-        const bodies = typeof bodiesOf === "function" ? bodiesOf() : bodiesOf
+        const wanted = notifications.filter(([, bodiesOf]) => !(Array.isArray(bodiesOf) && bodiesOf.length === 0))
+        if (wanted.length === 0) return
+        const subscribersOf = yield* repo.subscribersByType(organizationId, wanted.map(([type]) => type))
+        if (subscribersOf.size === 0) return
         const now = yield* Clock.currentTimeMillis
-        let next = 0
-        while (next < bodies.length) {
-          if (next > 0) yield* yieldToEventLoop
-          const batch: Array<NewMessage> = []
-          let chars = 0
-          while (next < bodies.length && batch.length < ENQUEUE_BATCH && chars < ENQUEUE_BATCH_CHARS) {
-            const payload = JSON.stringify(bodies[next++])
-            chars += payload.length
-            batch.push({ publicId: yield* newMessageId("msg_"), payload })
+        let batches = 0
+        for (const [type, bodiesOf] of wanted) {
+          const subscribers = subscribersOf.get(type)
+          if (subscribers === undefined) continue
+          const bodies = typeof bodiesOf === "function" ? bodiesOf() : bodiesOf
+          let next = 0
+          while (next < bodies.length) {
+            if (batches++ > 0) yield* yieldToEventLoop
+            const batch: Array<NewMessage> = []
+            let chars = 0
+            while (next < bodies.length && batch.length < ENQUEUE_BATCH && chars < ENQUEUE_BATCH_CHARS) {
+              const payload = JSON.stringify(bodies[next++])
+              chars += payload.length
+              batch.push({ publicId: yield* newMessageId("msg_"), payload })
+            }
+            yield* fanOut(organizationId, type, subscribers, batch, now)
           }
-          yield* fanOut(organizationId, type, subscribers, batch, now)
         }
         yield* wakeups.wake
       })
+
+    /** `enqueueAll` of one type. */
+    const enqueue = (organizationId: OrganizationRowId, type: WebhookType, bodiesOf: Bodies) =>
+      enqueueAll(organizationId, [[type, bodiesOf]])
 
     /**
      * Stores one message whose body is the concatenation of `pieces`, serialized JSON given as it
@@ -200,7 +214,7 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
         return publicId!
       })
 
-    return { subscribed, enqueue, enqueueSerialized, enqueueTest } as const
+    return { subscribed, enqueue, enqueueAll, enqueueSerialized, enqueueTest } as const
   }),
   dependencies: [WebhooksRepo.Default, OutboxRepo.Default, OutboxWakeups.Default, Ids.Default]
 }) {}

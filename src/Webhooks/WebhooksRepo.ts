@@ -163,6 +163,24 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
         (rows) => rows.map((r) => r.id)
       )
 
+    /** `subscribers` of several types in one statement: the ids of each type's registrations. */
+    const subscribersByType = (organizationId: OrganizationRowId, types: ReadonlyArray<WebhookType>) =>
+      Effect.map(
+        direct.rows<{ id: number; type: WebhookType }>(
+          sql`SELECT id, type FROM webhooks
+              WHERE organization_id = ${organizationId} AND type IN ${sql.in(types)} AND deleted_at IS NULL AND disabled_at IS NULL`
+        ),
+        (rows) => {
+          const byType = new Map<WebhookType, Array<number>>()
+          for (const row of rows) {
+            const ids = byType.get(row.type)
+            if (ids === undefined) byType.set(row.type, [row.id])
+            else ids.push(row.id)
+          }
+          return byType as ReadonlyMap<WebhookType, ReadonlyArray<number>>
+        }
+      )
+
     /**
      * Messages of one type, their bodies serialized already, in a few set-based statements (one per
      * 64 messages, bodies bound as parameters). Runs in the caller's transaction.
@@ -266,6 +284,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       disable,
       softDelete,
       subscribers,
+      subscribersByType,
       insertMessages,
       insertPartedMessage,
       insertPart,
