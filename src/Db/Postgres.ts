@@ -161,9 +161,9 @@ export const make = (options: Options) =>
      * A statement on a connection of the pool, given back when it ends: `pool.query`, except that
      * a statement PostgreSQL refused (`refusedStatement`) gives its connection back as good as
      * before, where `pool.query` closed it (the next statement then paid for a new connection and
-     * its prepared statements). A connection that failed (reset, ended) is dropped,
-     * and its `error` event, which Node would throw without a listener, ends the statement. A
-     * fiber interrupted meanwhile leaves the callbacks to give the connection back.
+     * its prepared statements). A connection that failed (reset, ended) is dropped, and its
+     * `error` event, which Node would throw without a listener, ends the statement. A fiber
+     * interrupted meanwhile leaves the callbacks to give the connection back.
      */
     const pooled = <A>(text: string, params: ReadonlyArray<unknown>) =>
       Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
@@ -202,22 +202,20 @@ export const make = (options: Options) =>
         executed++
         const [text, params] = statement.compile()
         const context = fiber.currentContext
-        const snapshot = Context.getOption(context, CurrentSnapshot)
-        if (snapshot._tag === "Some") return snapshot.value.execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
-        const transaction = Context.getOption(context, SqlClient.TransactionConnection)
-        if (transaction._tag === "Some") {
-          return transaction.value[0].execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
-        }
-        return pooled<A>(text, params)
+        const connection = Context.getOrElse(context, CurrentSnapshot, () => undefined) ??
+          Context.getOrElse(context, SqlClient.TransactionConnection, () => undefined)?.[0]
+        return connection === undefined
+          ? pooled<A>(text, params)
+          : connection.execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
       })
     // A connection of the pool in a `REPEATABLE READ READ ONLY` transaction, rolled back and given
-    // back with the scope. Uninterruptible until its connection is in the transaction and both finalizers are in the
-    // scope: `@effect/sql-pg`'s `reserve` waits for the pool without a canceller, so a fiber
-    // interrupted meanwhile (a download abandoned while it waited for a connection) never got the
-    // connection the pool handed over later, nor gave it back, and after a few such the pool had
-    // none left: every request answered 503 (bench, PostgreSQL phase). A connection given back
-    // while its BEGIN ran would have gone to the next borrower inside a read-only transaction. The
-    // wait is bounded by `acquireTimeout`.
+    // back with the scope. Uninterruptible until its connection is in the transaction and both
+    // finalizers are in the scope: `@effect/sql-pg`'s `reserve` waits for the pool without a
+    // canceller, so a fiber interrupted meanwhile (a download abandoned while it waited for a
+    // connection) never got the connection the pool handed over later, nor gave it back, and after
+    // a few such the pool had none left: every request answered 503 (bench, PostgreSQL phase). A
+    // connection given back while its BEGIN ran would have gone to the next borrower inside a
+    // read-only transaction. The wait is bounded by `acquireTimeout`.
     const readOnly = Effect.uninterruptible(Effect.gen(function*() {
       const connection = yield* pg.reserve
       yield* connection.executeRaw("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", [])
