@@ -24,11 +24,17 @@ export class GuestNotifications extends Effect.Service<GuestNotifications>()("Co
       return snapshots
     }
 
+    /** The change's guests by guest id, made once however many notifications need them. */
+    const snapshotsOnce = (change: GuestListChange) => {
+      let snapshots: Map<GuestRowId, GuestSnapshot> | undefined
+      return () => (snapshots ??= snapshotsOf(change))
+    }
+
     /** One `EventPerson` notification per guest whose rsvpStatus or attendanceStatus really changed. */
-    const statusBodies = (change: GuestListChange) => () => {
-      const snapshots = snapshotsOf(change)
+    const statusBodies = (change: GuestListChange, snapshots: () => Map<GuestRowId, GuestSnapshot>) => () => {
+      const byGuest = snapshots()
       return change.statusChanges.flatMap((s) => {
-        const snapshot = snapshots.get(s.guestId)
+        const snapshot = byGuest.get(s.guestId)
         return snapshot === undefined
           ? []
           : [eventPersonBody(webhooks.payloadVariant, change.event, snapshot, s.previousStatus, change.at)]
@@ -36,7 +42,9 @@ export class GuestNotifications extends Effect.Service<GuestNotifications>()("Co
     }
 
     const statusesChanged = (organizationId: OrganizationRowId, change: GuestListChange) =>
-      change.statusChanges.length === 0 ? Effect.void : outbox.enqueue(organizationId, "EventPerson", statusBodies(change))
+      change.statusChanges.length === 0
+        ? Effect.void
+        : outbox.enqueue(organizationId, "EventPerson", statusBodies(change, snapshotsOnce(change)))
 
     /**
      * A guest-list write: one `GuestList` notification with the affected guests, and the
@@ -45,9 +53,10 @@ export class GuestNotifications extends Effect.Service<GuestNotifications>()("Co
      */
     const guestListChanged = (organizationId: OrganizationRowId, change: GuestListChange) => {
       if (change.affected.length === 0) return Effect.void
+      const snapshots = snapshotsOnce(change)
       const guestList: Notification = ["GuestList", () => {
-        const snapshots = snapshotsOf(change)
-        const affected = change.affected.map((gid) => snapshots.get(gid) ?? null)
+        const byGuest = snapshots()
+        const affected = change.affected.map((gid) => byGuest.get(gid) ?? null)
         return [
           guestListBody(webhooks.payloadVariant, change.event, affected, {
             added: change.added,
@@ -58,7 +67,7 @@ export class GuestNotifications extends Effect.Service<GuestNotifications>()("Co
       }]
       return outbox.enqueueAll(
         organizationId,
-        change.statusChanges.length === 0 ? [guestList] : [guestList, ["EventPerson", statusBodies(change)]]
+        change.statusChanges.length === 0 ? [guestList] : [guestList, ["EventPerson", statusBodies(change, snapshots)]]
       )
     }
 

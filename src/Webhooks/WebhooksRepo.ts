@@ -153,17 +153,10 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
 
     const softDelete = (id: number, at: string) => sql`UPDATE webhooks SET deleted_at = ${at} WHERE id = ${id}`
 
-    /** The registrations a new notification fans out to: those existing (and enabled) right now. */
-    const subscribers = (organizationId: OrganizationRowId, type: WebhookType) =>
-      Effect.map(
-        direct.rows<{ id: number }>(
-          sql`SELECT id FROM webhooks
-              WHERE organization_id = ${organizationId} AND type = ${type} AND deleted_at IS NULL AND disabled_at IS NULL`
-        ),
-        (rows) => rows.map((r) => r.id)
-      )
-
-    /** `subscribers` of several types in one statement: the ids of each type's registrations. */
+    /**
+     * The registrations a new notification fans out to, those existing (and enabled) right now, of
+     * each of `types` in one statement (a guest-list write notifies `GuestList` and `EventPerson`).
+     */
     const subscribersByType = (organizationId: OrganizationRowId, types: ReadonlyArray<WebhookType>) =>
       Effect.map(
         direct.rows<{ id: number; type: WebhookType }>(
@@ -180,6 +173,10 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
           return byType as ReadonlyMap<WebhookType, ReadonlyArray<number>>
         }
       )
+
+    /** `subscribersByType` of one type. */
+    const subscribers = (organizationId: OrganizationRowId, type: WebhookType) =>
+      Effect.map(subscribersByType(organizationId, [type]), (byType) => byType.get(type) ?? [])
 
     /**
      * Messages of one type, their bodies serialized already, in a few set-based statements (one per
