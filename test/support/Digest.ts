@@ -37,13 +37,12 @@ export const databaseDigest = (env: DatabaseEnv): Promise<string> => withDatabas
 /** `databaseDigest` over an open connection (`openDatabase`), for tests that take many digests. */
 export const digestWith = async (query: Query): Promise<string> => {
   const hash = createHash("sha256")
-  const tables = await query<{ name: string }>(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name",
+  const tables = await query<{ name: string; engine: string }>(
+    "SELECT name, 'sqlite' AS engine FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name",
     [],
-    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
+    "SELECT table_name AS name, 'postgres' AS engine FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
   )
-  const [{ engine }] = await query<{ engine: string }>("SELECT 'sqlite' AS engine", [], "SELECT 'postgres' AS engine") as [{ engine: string }]
-  if (engine === "postgres") {
+  if (tables[0]?.engine === "postgres") {
     // one statement (one snapshot, one round trip; a table at a time made 35): each table's rows as
     // JSON, in a stable order, digested by PostgreSQL
     const parts = tables.map(({ name }, i) => {
