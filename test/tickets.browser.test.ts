@@ -12,8 +12,9 @@ import { Effect } from "effect"
 import jsQRModule from "jsqr"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
-import { chromium, type Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { PNG } from "pngjs"
+import { launchChromium } from "./support/Browser.js"
 import { addMember, follow, signInPage, watch, expectQuiet } from "./support/Dashboard.js"
 import { createEvent, expectStatus, uniqueEmail } from "./support/Fixtures.js"
 import { TestServer, testServer } from "./support/TestServer.js"
@@ -30,23 +31,7 @@ const local = (server: Server, link: string) => server.url + new URL(link).pathn
 
 /** Chromium with a fake camera that needs no permission prompt. */
 const browser = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--use-fake-device-for-media-stream",
-        "--use-fake-ui-for-media-stream"
-      ]
-    })
-  ),
+  Effect.promise(() => launchChromium(["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"])),
   (b) => Effect.promise(() => b.close())
 )
 

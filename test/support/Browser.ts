@@ -10,7 +10,8 @@ import { type Browser, chromium } from "playwright-core"
 
 let shared: Promise<Browser> | undefined
 
-const launch = () =>
+/** A Chromium of its own, with `args` besides the suite's (a fake camera: tickets.browser.test.ts). */
+export const launchChromium = (args: ReadonlyArray<string> = []) =>
   chromium.launch({
     executablePath: "/usr/bin/chromium",
     headless: true,
@@ -21,9 +22,13 @@ const launch = () =>
       "--no-first-run",
       "--disable-background-networking",
       "--disable-component-update",
-      "--disable-sync"
+      "--disable-sync",
+      ...args
     ]
-  }).then((b) => {
+  })
+
+const launchShared = () =>
+  launchChromium().then((b) => {
     b.on("disconnected", () => {
       shared = undefined
     })
@@ -31,6 +36,6 @@ const launch = () =>
   })
 
 export const browser = Effect.acquireRelease(
-  Effect.promise((): Promise<Browser> => (shared ??= launch())),
+  Effect.promise((): Promise<Browser> => (shared ??= launchShared())),
   (b) => Effect.promise(() => Promise.all(b.contexts().map((context) => context.close())))
 )
