@@ -37,6 +37,14 @@ const outsider = Effect.gen(function*() {
 
 const query = (client: Pg.Client, text: string) => Effect.promise(() => client.query(text))
 
+/** A pool of the service's own (`Postgres.layer`) on the test server's database, closed with the scope. */
+const ownPool = (options: Omit<Postgres.Options, "url">) =>
+  Effect.gen(function*() {
+    const { databaseEnv } = yield* TestServer
+    const context = yield* Layer.build(Postgres.layer({ url: Redacted.make(databaseEnv.DATABASE_URL!), ...options }))
+    return { sql: Context.get(context, SqlClient.SqlClient), direct: Context.get(context, DirectSql) }
+  })
+
 /** The reply and how long it took, in milliseconds. */
 const timed = <A>(self: Effect.Effect<Reply<A>>) =>
   Effect.gen(function*() {
@@ -139,12 +147,7 @@ describe.runIf(onPostgres)("a read transaction interrupted while it waits for a 
   layer(testServer(), { excludeTestServices: true })("on PostgreSQL", (it) => {
     it.scoped("leaves no connection behind: the pool serves statements, read transactions and snapshots after it", () =>
       Effect.gen(function*() {
-        const { databaseEnv } = yield* TestServer
-        const context = yield* Layer.build(
-          Postgres.layer({ url: Redacted.make(databaseEnv.DATABASE_URL!), maxConnections: 2, acquireTimeout: "1 second" })
-        )
-        const sql = Context.get(context, SqlClient.SqlClient)
-        const direct = Context.get(context, DirectSql)
+        const { direct, sql } = yield* ownPool({ maxConnections: 2, acquireTimeout: "1 second" })
         // both connections busy; two read transactions (as a download's snapshot) wait for one,
         // and their clients leave before it comes
         const busy = yield* Effect.forEach([1, 2], () => Effect.fork(sql`SELECT pg_sleep(0.5)`))
@@ -171,12 +174,7 @@ describe.runIf(onPostgres)("a statement PostgreSQL refuses outside a transaction
   layer(testServer(), { excludeTestServices: true })("on PostgreSQL", (it) => {
     it.scoped("leaves its connection in the pool; a connection that was lost is replaced", () =>
       Effect.gen(function*() {
-        const { databaseEnv } = yield* TestServer
-        const context = yield* Layer.build(
-          Postgres.layer({ url: Redacted.make(databaseEnv.DATABASE_URL!), maxConnections: 1, acquireTimeout: "2 seconds" })
-        )
-        const sql = Context.get(context, SqlClient.SqlClient)
-        const direct = Context.get(context, DirectSql)
+        const { direct, sql } = yield* ownPool({ maxConnections: 1, acquireTimeout: "2 seconds" })
         const pid = direct.first<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`).pipe(Effect.map((row) => row!.pid))
         const first = yield* pid
         // division by zero (SQLSTATE 22012): the statement fails, its connection serves the next
@@ -198,11 +196,9 @@ describe.runIf(onPostgres)("a statement whose fiber is interrupted (its client l
   layer(testServer(), { excludeTestServices: true })("on PostgreSQL", (it) => {
     it.scoped("runs to its end, as on SQLite: nothing is cancelled, neither it nor the next statement on its connection", () =>
       Effect.gen(function*() {
-        const { databaseEnv } = yield* TestServer
         const client = yield* outsider
         yield* query(client, "CREATE TABLE interrupted_probe (n integer)")
-        const context = yield* Layer.build(Postgres.layer({ url: Redacted.make(databaseEnv.DATABASE_URL!), maxConnections: 4 }))
-        const sql = Context.get(context, SqlClient.SqlClient)
+        const { sql } = yield* ownPool({ maxConnections: 4 })
         // a pooled statement, and a write transaction's, each interrupted while it runs
         const pooled = yield* Effect.fork(sql`INSERT INTO interrupted_probe SELECT 1 FROM pg_sleep(0.4)`)
         const transaction = yield* Effect.fork(sql.withTransaction(sql`INSERT INTO interrupted_probe SELECT 2 FROM pg_sleep(0.4)`))
@@ -248,10 +244,8 @@ describe.runIf(onPostgres)("statements the service runs again and again", () => 
   layer(testServer(), { excludeTestServices: true })("on PostgreSQL", (it) => {
     it.scoped("are prepared once on a connection, not parsed on every execution; others run as before", () =>
       Effect.gen(function*() {
-        const { databaseEnv } = yield* TestServer
         // one connection, so that every statement below runs in the session whose statements are read
-        const context = yield* Layer.build(Postgres.layer({ url: Redacted.make(databaseEnv.DATABASE_URL!), maxConnections: 1 }))
-        const sql = Context.get(context, SqlClient.SqlClient)
+        const { sql } = yield* ownPool({ maxConnections: 1 })
         const preparedTexts = sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements ORDER BY statement`
         expect(yield* preparedTexts).toEqual([])
         for (let i = 0; i < 6; i++) expect(yield* sql<{ i: number }>`SELECT ${i}::int AS i`).toEqual([{ i }])
