@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net"
 import { Webhook } from "standardwebhooks"
 import type { Role } from "../src/Domain/Role.js"
 import { Members } from "../src/Organizations/Members.js"
-import { expectStatus, uniqueEmail } from "./support/Fixtures.js"
+import { eventually, expectStatus, uniqueEmail } from "./support/Fixtures.js"
 import { type Received, receiver } from "./support/Receiver.js"
 import { TestServer, testServer } from "./support/TestServer.js"
 
@@ -123,16 +123,6 @@ const api = (server: Server, token: string) => ({
     Effect.map(server.request("GET", `/webhook/deliveries${query}`, { token }), (r) => expectStatus(r, 200).body as { deliveries: Array<any>; total: number })
 })
 
-/** Polls until `done` holds (deliveries settle asynchronously). */
-const eventually = <A, R>(effect: Effect.Effect<A, never, R>, done: (a: A) => boolean, timeoutMs = 8_000) =>
-  Effect.gen(function*() {
-    const started = Date.now()
-    for (;;) {
-      const value = yield* effect
-      if (done(value) || Date.now() - started > timeoutMs) return value
-      yield* Effect.sleep("50 millis")
-    }
-  })
 
 /** A receiver that answers every request with `status` and a body of markup. */
 const hostileReceiver = (status: number, body: string) =>

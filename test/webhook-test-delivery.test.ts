@@ -9,7 +9,7 @@ import { Webhook } from "standardwebhooks"
 import type { Role } from "../src/Domain/Role.js"
 import type { OrganizationRowId } from "../src/Domain/RowIds.js"
 import { Members } from "../src/Organizations/Members.js"
-import { createEvent, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
+import { createEvent, eventually, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { type Received, receiver } from "./support/Receiver.js"
 import { TestServer, testServer } from "./support/TestServer.js"
 
@@ -47,16 +47,6 @@ const deliveries = (token: string, query = "") =>
   Effect.flatMap(TestServer, (server) =>
     Effect.map(server.request("GET", `/webhook/deliveries${query}`, { token }), (r) => expectStatus(r, 200).body))
 
-/** Polls the delivery log until `done` holds (deliveries settle asynchronously). */
-const eventually = <A, R>(effect: Effect.Effect<A, never, R>, done: (a: A) => boolean, timeoutMs = 8_000) =>
-  Effect.gen(function*() {
-    const started = Date.now()
-    for (;;) {
-      const value = yield* effect
-      if (done(value) || Date.now() - started > timeoutMs) return value
-      yield* Effect.sleep("50 millis")
-    }
-  })
 
 const deliveryOf = (token: string, deliveryId: string) =>
   Effect.map(deliveries(token, "?limit=100"), (log) => log.deliveries.find((d: { deliveryId: string }) => d.deliveryId === deliveryId))

@@ -4,7 +4,7 @@ import { Webhook } from "standardwebhooks"
 // @ts-expect-error: a plain JavaScript example, tested as receivers would use it
 import { verify as exampleVerify } from "../examples/webhook-receiver.mjs"
 import { guardedLookup } from "../src/Webhooks/Destinations.js"
-import { createEvent, createPerson, expectError, expectStatus } from "./support/Fixtures.js"
+import { createEvent, createPerson, eventually, expectError, expectStatus } from "./support/Fixtures.js"
 import { type Received, receiver } from "./support/Receiver.js"
 import { TestServer, testServer } from "./support/TestServer.js"
 
@@ -32,16 +32,6 @@ const deliveries = (token: string, query = "") =>
   Effect.flatMap(TestServer, (server) =>
     Effect.map(server.request("GET", `/webhook/deliveries${query}`, { token }), (r) => expectStatus(r, 200).body))
 
-/** Polls the delivery log until `done` holds (deliveries settle asynchronously). */
-const eventually = <A, R>(effect: Effect.Effect<A, never, R>, done: (a: A) => boolean, timeoutMs = 8_000) =>
-  Effect.gen(function*() {
-    const started = Date.now()
-    for (;;) {
-      const value = yield* effect
-      if (done(value) || Date.now() - started > timeoutMs) return value
-      yield* Effect.sleep("50 millis")
-    }
-  })
 
 const recordFields = [
   "events", "email3", "eventName", "eventId", "event", "personId", "firstName", "lastName", "name", "email",

@@ -41,6 +41,20 @@ export const login = (server: Pick<TestServerShape, "request">, email: string, p
 
 let eventCounter = 0
 /** A date `days` from now, as ISO 8601 with an offset. */
+/**
+ * Repeats `effect` until `done` holds of its value, at most `timeoutMs`, and returns the last value
+ * (for what settles asynchronously, such as the delivery log after a receiver has answered).
+ */
+export const eventually = <A, E, R>(effect: Effect.Effect<A, E, R>, done: (a: A) => boolean, timeoutMs = 8_000) =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    for (;;) {
+      const value = yield* effect
+      if (done(value) || Date.now() - started > timeoutMs) return value
+      yield* Effect.sleep("50 millis")
+    }
+  })
+
 export const daysFromNow = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString()
 
 export const createEvent = (server: Pick<TestServerShape, "request">, fields: Record<string, unknown> = {}, token?: string) =>
