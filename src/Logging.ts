@@ -124,7 +124,13 @@ export const LoggingLive = Layer.unwrapScoped(Effect.gen(function*() {
   const { flush, logger } = makeJsonLogger((text) => process.stdout.write(text))
   // whatever is still buffered when the process ends is written then
   process.once("exit", flush)
-  yield* Effect.addFinalizer(() => Effect.sync(flush))
+  // a layer released before the process ends (a test's server) writes its rest and stops listening
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      process.off("exit", flush)
+      flush()
+    })
+  )
   return Layer.mergeAll(
     Logger.replace(Logger.defaultLogger, logger),
     // the logger that copies lines into spans: the service exports no spans (Server.ts), so it
