@@ -411,6 +411,25 @@ layer(testServer(), { excludeTestServices: true })("dashboard: account", (it) =>
       expect((yield* b.get("/app/account")).status).toBe(200)
     }))
 
+  it.effect("a sign-in with a huge email or password is refused at once with the limits, and the lockout counts none of it", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const org = yield* organization("huge")
+      const b = browser(server)
+      const hugeEmail = yield* b.signIn({ email: `${"a".repeat(500_000)}@${org.slug}.example`, password: "anything" })
+      expect(hugeEmail.status).toBe(400)
+      expect(textOf(hugeEmail.html)).toContain("An email has at most 320 characters and a password at most 1024.")
+      expect(hugeEmail.html.length, "what was typed is not shown again").toBeLessThan(50_000)
+      // more than the lockout's 10 with the owner's email: each refused before it is counted
+      for (let i = 0; i < 11; i++) {
+        expect((yield* b.signIn({ email: org.owner.email, password: "p".repeat(1025) })).status).toBe(400)
+      }
+      expect(b.session()).toBeUndefined()
+      // the API's sign-in refuses it by its schema, as before; the right password still works
+      expect(yield* loginStatus(server, org.owner.email, "p".repeat(1025))).toBe(400)
+      expect((yield* b.signIn(org.owner)).status).toBe(303)
+    }))
+
   it.effect("sign-out ends this session only", () =>
     Effect.gen(function*() {
       const server = yield* TestServer

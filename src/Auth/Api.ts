@@ -4,7 +4,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { RequiredText } from "../Domain/Fields.js"
+import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH, RequiredText } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
 import { RateLimited, Unauthorized } from "../Domain/Errors.js"
 import { PayloadTooLarge } from "../Http/Errors.js"
@@ -15,8 +15,8 @@ export class AuthApi extends HttpApiGroup.make("auth")
     HttpApiEndpoint.post("login", "/login")
       .setPayload(Schema.Struct({
         // any non-empty text: an address that is no member's is a failed login (401), counted
-        email: RequiredText(320),
-        password: Schema.Redacted(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)))
+        email: RequiredText(EMAIL_MAX_LENGTH),
+        password: Schema.Redacted(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(PASSWORD_MAX_LENGTH)))
       }).annotations({ examples: [{ email: "ana@acme.test", password: Redacted.make("a long secret") }] }))
       .addSuccess(Schema.Struct({
         accessToken: Schema.String,

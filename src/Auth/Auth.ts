@@ -21,7 +21,7 @@ import { CredentialCache, type Remembered } from "./CredentialCache.js"
 import { LoginThrottle } from "./LoginThrottle.js"
 import { Sessions } from "./Sessions.js"
 import { ACCESS_TOKEN_PREFIX, DUMMY_PASSWORD_HASH, hashToken, verifyPassword } from "./Secrets.js"
-import { emailKeyOf } from "../Domain/Fields.js"
+import { EMAIL_MAX_LENGTH, emailKeyOf, PASSWORD_MAX_LENGTH } from "../Domain/Fields.js"
 import { orDieOnStorage } from "../SqlErrors.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
 
@@ -145,6 +145,10 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
      * dashboard's sign-in share it, so neither is a way around the other's count.
      */
     const verify = Effect.fn("Auth.verify")(function*(email: string, password: Redacted.Redacted) {
+      // longer than any member's can be: refused before the lockout's count, the database and scrypt
+      if (email.length > EMAIL_MAX_LENGTH || Redacted.value(password).length > PASSWORD_MAX_LENGTH) {
+        return yield* new Unauthorized({ message: "Invalid email or password" })
+      }
       const key = emailKeyOf(email)
       yield* throttle.check(key)
       const user = yield* organizations.userByEmail(key).pipe(Effect.orDie)

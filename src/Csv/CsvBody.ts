@@ -16,13 +16,18 @@ import { PayloadTooLarge } from "../Http/Errors.js"
 export const MAX_CSV_BYTES = 10 * 1024 * 1024
 /** Data rows per import (blank rows not counted). */
 export const MAX_CSV_ROWS = 50_000
+/**
+ * Columns of the header row, blank ones included: a contacts export has about 20 and one per custom
+ * field. What reading a row costs grows with the header's width, so a wider file is refused whole.
+ */
+export const MAX_CSV_COLUMNS = 2_000
 
 const CONTENT_TYPE = "text/csv"
 
 /** The payload of an import endpoint: the CSV file itself as the request body. */
 export const CsvBody = HttpApiSchema.Text({ contentType: CONTENT_TYPE }).annotations({
   title: "CSV file",
-  description: `A UTF-8 CSV file (a BOM is accepted), at most ${MAX_CSV_BYTES} bytes and ${MAX_CSV_ROWS} rows, ` +
+  description: `A UTF-8 CSV file (a BOM is accepted), at most ${MAX_CSV_BYTES} bytes, ${MAX_CSV_ROWS} rows and ${MAX_CSV_COLUMNS} columns, ` +
     "with a header row. Separators: comma, semicolon or tab, found from the header row (or given by a first " +
     "line `sep=;`, as spreadsheets write it). Send the file as the body (`Content-Type: text/csv`), not as a form upload."
 })

@@ -17,7 +17,7 @@
  *
  * The whole file is refused with 400 (nothing to report row by row) when it has no header row,
  * lacks a required column, has two columns for one field, holds U+0000 in the header, has more than
- * `MAX_CSV_ROWS` rows, or cannot be parsed (an unclosed quote). Row problems found here (U+0000 in a
+ * `MAX_CSV_COLUMNS` columns or `MAX_CSV_ROWS` rows, or cannot be parsed (an unclosed quote). Row problems found here (U+0000 in a
  * cell, which SQLite's text functions would read as the end of the text and PostgreSQL's text
  * cannot hold; cells past the header's end) are row errors, reported with the others.
  *
@@ -27,7 +27,7 @@
 import { CsvError, Parser } from "csv-parse"
 import * as Effect from "effect/Effect"
 import { InvalidRequest } from "../Domain/Errors.js"
-import { MAX_CSV_ROWS } from "./CsvBody.js"
+import { MAX_CSV_COLUMNS, MAX_CSV_ROWS } from "./CsvBody.js"
 import { restore } from "./Formula.js"
 import { RowErrors } from "./ImportReport.js"
 
@@ -137,6 +137,9 @@ export const matchHeader = <K extends string, X>(
   headers: ReadonlyArray<string>,
   spec: HeaderSpec<K, X>
 ): { readonly slots: ReadonlyArray<Slot<K, X>>; readonly unknown: ReadonlyArray<number>; readonly blank: ReadonlyArray<number> } | InvalidRequest => {
+  if (headers.length > MAX_CSV_COLUMNS) {
+    return refuse(`The header row has ${headers.length} columns; an import reads at most ${MAX_CSV_COLUMNS}`)
+  }
   const byName = new Map<string, ImportColumn<K>>()
   for (const column of spec.columns) {
     for (const name of [column.header, column.key, ...(column.aliases ?? [])]) byName.set(normalizeHeader(name), column)
@@ -327,7 +330,11 @@ export const readCsv = <K extends string, X>(
           `has ${record.length} cells but the header has ${header.headers.length}: is a separator missing from the header, or a quote from a cell?`
         )
       }
-      for (const index of header.blank) if ((record[index] ?? "").trim() !== "") blankWithData.add(index)
+      // the blank header cells are in column order: none past the row's own cells is looked at
+      for (const index of header.blank) {
+        if (index >= record.length) break
+        if (record[index]!.trim() !== "") blankWithData.add(index)
+      }
       sink({ row, cells }, header, errors)
       return undefined
     })

@@ -16,9 +16,13 @@ export const RequiredText = (max = 500) =>
     Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
   )
 
+/** The longest email address (RFC 5321's 64 + 1 + 255, rounded as commonly) and password accepted anywhere. */
+export const EMAIL_MAX_LENGTH = 320
+export const PASSWORD_MAX_LENGTH = 1024
+
 /** A contact's email address (a dotted domain); compared case-insensitively, stored as given. */
 export const Email = Schema.Trim.pipe(
-  Schema.maxLength(320, { message: () => "must be at most 320 characters" }),
+  Schema.maxLength(EMAIL_MAX_LENGTH, { message: () => `must be at most ${EMAIL_MAX_LENGTH} characters` }),
   Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" })
 ).annotations({ identifier: "Email", description: "An email address; compared case-insensitively, stored as given." })
 
@@ -33,7 +37,7 @@ export const emailKeyOf = (email: string): string => email.trim().toLowerCase()
  * `admin@localhost` does, so the domain needs no dot.
  */
 export const UserEmail = Schema.Trim.pipe(
-  Schema.maxLength(320, { message: () => "must be at most 320 characters" }),
+  Schema.maxLength(EMAIL_MAX_LENGTH, { message: () => `must be at most ${EMAIL_MAX_LENGTH} characters` }),
   Schema.pattern(/^[^\s@]+@[^\s@]+$/, { message: () => "must be an email address" })
 ).annotations({ identifier: "UserEmail", description: "A sign-in email address; compared case-insensitively." })
 

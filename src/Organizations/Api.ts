@@ -6,7 +6,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { AdminAccess, SessionAccess, SuperAdminAccess } from "../Auth/Access.js"
-import { optional, RequiredText, UserEmail } from "../Domain/Fields.js"
+import { optional, PASSWORD_MAX_LENGTH, RequiredText, UserEmail } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
 import { Idempotent } from "../Idempotency/Idempotent.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
@@ -48,7 +48,7 @@ export const NewMemberJson = Schema.Struct({
   email: UserEmail,
   password: Schema.Redacted(Schema.String.pipe(
     Schema.minLength(8, { message: () => "must be at least 8 characters" }),
-    Schema.maxLength(1024)
+    Schema.maxLength(PASSWORD_MAX_LENGTH)
   )).annotations({ description: "The new user's password; ignored, and never stored, when the email has a user already." }),
   firstName: optional(Schema.NullOr(RequiredText(200))),
   lastName: optional(Schema.NullOr(RequiredText(200))),

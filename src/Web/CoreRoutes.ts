@@ -14,6 +14,7 @@ import { Auth } from "../Auth/Auth.js"
 import { sameSecret } from "../Auth/Secrets.js"
 import { Sessions } from "../Auth/Sessions.js"
 import { Ids } from "../Domain/Ids.js"
+import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH } from "../Domain/Fields.js"
 import { NotFound } from "../Domain/Errors.js"
 import { fromOwnPages } from "../Http/SameOrigin.js"
 import { PublicOrigin } from "../PublicOrigin.js"
@@ -24,9 +25,15 @@ import { Web } from "./Web.js"
 /** The double-submit token of the sign-in form, which has no session yet to bind a token to. */
 const SIGN_IN_COOKIE = "convene_signin"
 
-/** Only a path of the dashboard itself is a place to go after signing in (no open redirect). */
+/**
+ * Only a path of the dashboard itself is a place to go after signing in (no open redirect), with
+ * what is not printable ASCII percent-encoded: a `Location` header takes nothing else (a line break
+ * or a snowman in `next` made the redirect fail with a 500).
+ */
 const safeNext = (next: string | undefined) =>
-  next !== undefined && /^\/app(?:[/?#]|$)/.test(next) && !next.startsWith("//") ? next : "/app"
+  next !== undefined && /^\/app(?:[/?#]|$)/.test(next) && !next.startsWith("//")
+    ? next.replace(/[^\x21-\x7e]+/g, (run) => [...Buffer.from(run, "utf8")].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join(""))
+    : "/app"
 
 export const CoreRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -108,6 +115,13 @@ export const CoreRoutesLive = HttpApiBuilder.Router.use((router) =>
         const password = form.raw("password")
         if (email === "" || password === "") {
           return yield* signInPage({ next, email, error: "Please enter your email and password." }, 400)
+        }
+        if (email.length > EMAIL_MAX_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+          // not shown again: what was typed may be a megabyte
+          return yield* signInPage({
+            next,
+            error: `An email has at most ${EMAIL_MAX_LENGTH} characters and a password at most ${PASSWORD_MAX_LENGTH}.`
+          }, 400)
         }
         const user = yield* auth.verify(email, Redacted.make(password)).pipe(Effect.either)
         if (user._tag === "Left") {
