@@ -430,6 +430,23 @@ layer(testServer(), { excludeTestServices: true })("dashboard: account", (it) =>
       expect((yield* b.signIn(org.owner)).status).toBe(303)
     }))
 
+  it.effect("where a sign-in leads (next) holds only what a Location header can: the rest percent-encoded, never a 500", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const org = yield* organization("next")
+      for (const [next, location] of [
+        ["/app/events?q=a\r\nX-Injected: 1", "/app/events?q=a%0D%0AX-Injected:%201"],
+        ["/app/events?q=☃", "/app/events?q=%E2%98%83"],
+        ["https://evil.example/app", "/app"],
+        ["//evil.example/app", "/app"]
+      ] as const) {
+        const reply = yield* browser(server).signIn(org.owner, next)
+        expect(reply.status, next).toBe(303)
+        expect(reply.location, next).toBe(location)
+        expect(reply.headers.get("x-injected")).toBeNull()
+      }
+    }))
+
   it.effect("sign-out ends this session only", () =>
     Effect.gen(function*() {
       const server = yield* TestServer
