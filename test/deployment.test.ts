@@ -12,6 +12,7 @@ import { configFrom, send, temporaryDirectory, testEnvironment, TestServer, test
 import { createEvent, createPerson, expectError, expectStatus } from "./support/Fixtures.js"
 import { startServer } from "./support/Process.js"
 import { onPostgres } from "./support/Engine.js"
+import { rateKeyOf } from "../src/Http/ClientAddress.js"
 
 const lines = (output: string) =>
   output.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { message: string; logLevel: string; annotations: Record<string, unknown> })
@@ -122,6 +123,17 @@ describe("behind a reverse proxy", () => {
         const garbage = yield* server.request("GET", "/person", as("not-an-ip"))
         expect([401, 429]).toContain(garbage.status)
       }))
+
+    it.effect("IPv6 clients share a bucket per /64: a new address of the same block is not a new bucket", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const as = (forwardedFor: string) => ({ token: null, headers: { "x-forwarded-for": forwardedFor } })
+        for (let i = 1; i <= 3; i++) expectStatus(yield* server.request("GET", "/person", as(`2001:db8:1:2::${i}`)), 401)
+        expectError(yield* server.request("GET", "/person", as("2001:db8:1:2:ffff:1:2:3")), 429, "rate_limited")
+        expectError(yield* server.request("GET", "/person", as("[2001:0DB8:0001:0002:0000:0000:0000:0abc]")), 429, "rate_limited")
+        // the next /64 is another client
+        expectStatus(yield* server.request("GET", "/person", as("2001:db8:1:3::1")), 401)
+      }))
   })
 
   layer(testServer({ RATE_LIMIT_BURST: "3", RATE_LIMIT_PER_SECOND: "0.01" }), { excludeTestServices: true })("untrusted", (it) => {
@@ -190,5 +202,18 @@ describe("behind a reverse proxy", () => {
         expectStatus(yield* server.request("GET", `/events/event/${event.eventId}`), 200)
         expect(expectStatus(yield* server.request("GET", "/events"), 200).body.events).toBeDefined()
       }))
+  })
+})
+
+describe("rate-limit keys of client addresses", () => {
+  it("keeps an IPv4 address its own, and puts an IPv6 address with its /64 however it is written", () => {
+    expect(rateKeyOf("203.0.113.9")).toBe("ip:203.0.113.9")
+    expect(rateKeyOf("2001:db8:1:2::1")).toBe("ip:2001:db8:1:2::/64")
+    expect(rateKeyOf("2001:0DB8:0001:0002:ffff:0:0:1")).toBe("ip:2001:db8:1:2::/64")
+    expect(rateKeyOf("2001:db8::1")).toBe("ip:2001:db8:0:0::/64")
+    expect(rateKeyOf("::1")).toBe("ip:0:0:0:0::/64")
+    expect(rateKeyOf("fe80::1%eth0")).toBe("ip:fe80:0:0:0::/64")
+    expect(rateKeyOf("64:ff9b::203.0.113.9")).toBe("ip:64:ff9b:0:0::/64")
+    expect(rateKeyOf("unknown")).toBe("ip:unknown")
   })
 })

@@ -12,6 +12,7 @@ import { AppConfig } from "../Config/AppConfig.js"
 import { atLeast, type Role } from "../Domain/Role.js"
 import { Forbidden, InvalidRequest, RateLimited, Unauthorized } from "../Domain/Errors.js"
 import { currentClient, requestMetaIn } from "../Http/RequestMeta.js"
+import { rateKeyOf } from "../Http/ClientAddress.js"
 import { rateLimitHeaders } from "../RateLimit/Headers.js"
 import { RateLimiter } from "../RateLimit/RateLimiter.js"
 import { Api } from "../Api.js"
@@ -80,7 +81,7 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
       Effect.flatMap(auth.identify(request.headers), (credential) => {
         const key = credentialKey(credential)
         const callerKey = key === undefined
-          ? Effect.map(currentClient(config, request), (client) => `ip:${client.ip}`)
+          ? Effect.map(currentClient(config, request), (client) => rateKeyOf(client.ip))
           : Effect.succeed(key)
         return Effect.flatMap(callerKey, (callerKey) => Effect.as(limit(callerKey), { request, credential, callerKey }))
       }))
@@ -156,7 +157,7 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
     /** Requests without credentials are limited per client IP. */
     const anonymous: Effect.Effect<void, RateLimited, HttpServerRequest.HttpServerRequest> = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      yield* limit(`ip:${(yield* currentClient(config, request)).ip}`)
+      yield* limit(rateKeyOf((yield* currentClient(config, request)).ip))
     })
 
     return { caller, session, anonymous } as const

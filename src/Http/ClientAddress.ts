@@ -90,3 +90,20 @@ export const clientOf = (
   const proto = listOf(headers["x-forwarded-proto"]).at(-1)?.toLowerCase()
   return { ip, https: proto === undefined ? encrypted : proto === "https" }
 }
+
+/**
+ * The rate-limit bucket of a client address: an IPv4 address is its own; an IPv6 address goes
+ * with its /64, the block one home or server is given, which holds more addresses than anyone
+ * could fill (a bucket per address would be a bucket per request for whoever owns one).
+ */
+export const rateKeyOf = (ip: string): string => {
+  if (isIP(ip) !== 6) return `ip:${ip}`
+  const address = ip.split("%")[0]!.toLowerCase()
+  const [head = "", tail] = address.split("::")
+  const groupsOf = (part: string | undefined) => (part === undefined || part === "" ? [] : part.split(":"))
+  const width = (groups: ReadonlyArray<string>) => groups.reduce((n, g) => n + (g.includes(".") ? 2 : 1), 0)
+  const left = groupsOf(head)
+  const right = groupsOf(tail)
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - width(left) - width(right)).fill("0"), ...right]
+  return `ip:${groups.slice(0, 4).map((g) => Number.parseInt(g, 16).toString(16)).join(":")}::/64`
+}

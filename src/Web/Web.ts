@@ -21,6 +21,7 @@ import { atLeast, type Role } from "../Domain/Role.js"
 import { Forbidden, NotFound, RateLimited, Unauthorized } from "../Domain/Errors.js"
 import { readBoundedText } from "../Http/JsonBody.js"
 import { currentClient } from "../Http/RequestMeta.js"
+import { rateKeyOf } from "../Http/ClientAddress.js"
 import { fromOwnPages } from "../Http/SameOrigin.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { rateLimitHeaders } from "../RateLimit/Headers.js"
@@ -161,7 +162,7 @@ export class Web extends Effect.Service<Web>()("Convene/Web", {
       })
 
     const clientKey = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      Effect.map(currentClient(config, request), (client) => `ip:${client.ip}`))
+      Effect.map(currentClient(config, request), (client) => rateKeyOf(client.ip)))
 
     /** The session behind the request's cookie, if it is live. */
     const currentSession = Effect.gen(function*() {
