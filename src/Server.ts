@@ -25,6 +25,7 @@ import { DocsLive, OpenApiLive } from "./Ops/Docs.js"
 import { GuideLive } from "./Ops/Guide.js"
 import { OpsHttp } from "./Ops/Http.js"
 import { Readiness } from "./Ops/Readiness.js"
+import { ImportSlots } from "./Csv/ImportSlots.js"
 import { BootstrapLive } from "./Organizations/Bootstrap.js"
 import { OrganizationsHttp } from "./Organizations/Http.js"
 import { Invitations } from "./Organizations/Invitations.js"
@@ -67,6 +68,7 @@ export const ServicesLive = Layer.mergeAll(
   Idempotency.Default,
   PublicOrigin.Default,
   Readiness.Default,
+  ImportSlots.Default,
   Ids.Default
 )
 

@@ -20,6 +20,7 @@ import { IdempotentReplay, replayResponse } from "../Idempotency/IdempotentLive.
 import { Readiness } from "../Ops/Readiness.js"
 import { csvBodyRoutes, MAX_CSV_BYTES } from "../Csv/CsvBody.js"
 import { isUploadRoute, MAX_UPLOAD_BYTES } from "../Web/Upload.js"
+import { ImportsBusy, ImportSlots } from "../Csv/ImportSlots.js"
 import { csvBodies, jsonBodies, tooLarge } from "./JsonBody.js"
 import {
   Conflict,
@@ -90,6 +91,12 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
           : new InvalidRequest({ message: "The request path is not valid percent-encoded UTF-8" })
       )
     }
+    if (error instanceof ImportsBusy) {
+      return Effect.succeed(HttpServerResponse.unsafeJson(
+        { message: error.message, code: "unavailable" },
+        { status: 503, headers: { "retry-after": String(error.retryAfter) } }
+      ))
+    }
     if (error instanceof RateLimited) {
       return Effect.zipRight(withHeaders({ "retry-after": String(error.retryAfter) }), Effect.fail(error))
     }
@@ -134,7 +141,7 @@ const busy = HttpServerResponse.unsafeJson(
  * Bodies are JSON of at most 1 MiB, except on the endpoints that take a CSV file
  * (docs/integrators.md#csv-export-and-import): text of at most 10 MiB there, and only there.
  */
-export const ErrorMappingLive = HttpApiBuilder.middleware(Api, Effect.map(Readiness, (readiness) => (app) =>
+export const ErrorMappingLive = HttpApiBuilder.middleware(Api, Effect.map(Effect.all([Readiness, ImportSlots]), ([readiness, slots]) => (app) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     // the dashboard's file uploads read and bound their own bodies (Web/Upload.ts), and answer pages
@@ -148,9 +155,11 @@ export const ErrorMappingLive = HttpApiBuilder.middleware(Api, Effect.map(Readin
     const refused = yield* Effect.flip(readiness.writable).pipe(Effect.option)
     if (Option.isSome(refused)) return unavailable(refused.value)
     const body = upload ? request : csv ? csvBodies(request, maxBytes) : jsonBodies(request, maxBytes)
-    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, body).pipe(
+    const handled = Effect.provideService(app, HttpServerRequest.HttpServerRequest, body).pipe(
       HttpIncomingMessage.withMaxBodySize(Option.some(maxBytes))
     )
+    // an import holds its file and plan in memory: it waits for a slot before its body is read
+    return yield* (csv ? slots.run(handled) : handled)
   }).pipe(
     Effect.catchAllCause(toApiError),
     // The API-level type lists only the errors every endpoint can answer; the others re-raised

@@ -39,6 +39,7 @@ import { PublicOrigin } from "../PublicOrigin.js"
 import type { Section } from "./Html.js"
 import { ImportDrafts } from "./ImportDrafts.js"
 import { ImportPreviewPage, ImportUploadPage, type PreviewState } from "./Pages/ImportFlow.js"
+import { ImportSlots } from "../Csv/ImportSlots.js"
 import { readUpload, type UploadProblem } from "./Upload.js"
 import type { PageError, Viewer } from "./Web.js"
 import { Web } from "./Web.js"
@@ -212,6 +213,9 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
     const web = yield* Web
     const drafts = yield* ImportDrafts
     const publicOrigin = yield* PublicOrigin
+    const slots = yield* ImportSlots
+    /** What an organizer reads when every import slot stayed taken (ImportSlots.ts): a refusal to retry. */
+    const BUSY = "Other imports are running right now: try again in a minute"
     const { site } = web
     const { role } = options
 
@@ -265,6 +269,34 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
       web.page(role, (viewer) => Effect.map(options.kindOf(viewer), (kind) => uploadPage(viewer, kind, undefined, 200)))
     )
 
+    /** The upload's body read, checked, sampled and kept as a draft; or the upload page saying why not. */
+    const uploaded = (viewer: Viewer, kind: ImportKind<any, any>, request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function*() {
+        const upload = yield* Effect.either(readUpload(request))
+        if (Either.isLeft(upload)) {
+          return uploadPage(viewer, kind, uploadProblemText(upload.left), upload.left._tag === "TooLarge" ? 413 : 400)
+        }
+        if (!sameSecret(upload.right.field("_csrf"), viewer.session.csrf)) return web.formExpired(viewer)
+        const file = upload.right.file(FILE_FIELD)
+        if (file === undefined) return uploadPage(viewer, kind, "Choose a CSV file to upload.", 400)
+        const text = decodeCsvBytes(file.bytes)
+        if (Either.isLeft(text)) return uploadPage(viewer, kind, `${file.filename || "The file"}: ${text.left.message}`, 400)
+        const sample = sampleOf(text.right, kind.spec, kind.fills)
+        if (Either.isLeft(sample)) return uploadPage(viewer, kind, `${file.filename || "The file"} cannot be imported: ${sample.left.message}`, 400)
+        const id = yield* drafts.save(ownerOf(viewer, kind), { filename: file.filename.slice(0, 255), csv: text.right })
+        return web.redirect(`${kind.path}/${encodeURIComponent(id)}`)
+      })
+
+    /**
+     * A dry run in an import slot; another import racing it, or every slot taken, is said as a
+     * refusal the organizer can retry.
+     */
+    const dryRunInSlot = (kind: ImportKind<any, any>, csv: string) =>
+      Effect.either(slots.run(kind.dryRun(csv)).pipe(
+        Effect.catchTag("Conflict", (error) => Effect.fail(new InvalidRequest({ message: error.message }))),
+        Effect.catchTag("ImportsBusy", () => Effect.fail(new InvalidRequest({ message: `${BUSY}: reload this page then` })))
+      ))
+
     // a multipart form: the framework's `web.action` reads urlencoded forms, so its two checks
     // (the Origin, the session's CSRF token) are made here, on the upload's own fields
     yield* router.post(
@@ -274,19 +306,9 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           if (!fromOwnPages(request.headers, publicOrigin.webOrigin)) return web.formExpired(viewer)
           const kind = yield* options.kindOf(viewer)
-          const upload = yield* Effect.either(readUpload(request))
-          if (Either.isLeft(upload)) {
-            return uploadPage(viewer, kind, uploadProblemText(upload.left), upload.left._tag === "TooLarge" ? 413 : 400)
-          }
-          if (!sameSecret(upload.right.field("_csrf"), viewer.session.csrf)) return web.formExpired(viewer)
-          const file = upload.right.file(FILE_FIELD)
-          if (file === undefined) return uploadPage(viewer, kind, "Choose a CSV file to upload.", 400)
-          const text = decodeCsvBytes(file.bytes)
-          if (Either.isLeft(text)) return uploadPage(viewer, kind, `${file.filename || "The file"}: ${text.left.message}`, 400)
-          const sample = sampleOf(text.right, kind.spec, kind.fills)
-          if (Either.isLeft(sample)) return uploadPage(viewer, kind, `${file.filename || "The file"} cannot be imported: ${sample.left.message}`, 400)
-          const id = yield* drafts.save(ownerOf(viewer, kind), { filename: file.filename.slice(0, 255), csv: text.right })
-          return web.redirect(`${kind.path}/${encodeURIComponent(id)}`)
+          return yield* slots.run(uploaded(viewer, kind, request)).pipe(
+            Effect.catchTag("ImportsBusy", () => Effect.succeed(uploadPage(viewer, kind, `${BUSY}. Nothing was uploaded.`, 503)))
+          )
         }))
     )
 
@@ -298,11 +320,9 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
           const found = yield* drafts.find(ownerOf(viewer, kind), yield* draftId)
           if (Option.isNone(found)) return draftGone(viewer, kind)
           const draft = found.value
-          const result = yield* Effect.either(kind.dryRun(draft.csv).pipe(
-            // another import racing this dry run: say so, as a refusal the organizer can retry
-            Effect.catchTag("Conflict", (error) => Effect.fail(new InvalidRequest({ message: error.message })))
-          ))
-          return previewPage(viewer, kind, draft, stateOf(kind, draft.csv, result), 200)
+          const result = yield* dryRunInSlot(kind, draft.csv)
+          const busy = Either.isLeft(result) && result.left.message.startsWith(BUSY)
+          return previewPage(viewer, kind, draft, stateOf(kind, draft.csv, result), busy ? 503 : 200)
         }))
     )
 
@@ -315,13 +335,17 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
           const found = yield* drafts.find(owner, yield* draftId)
           if (Option.isNone(found)) return draftGone(viewer, kind)
           const draft = found.value
-          const outcome = yield* Effect.either(kind.run(draft.csv))
+          const outcome = yield* Effect.either(slots.run(kind.run(draft.csv)))
           if (Either.isLeft(outcome)) {
             const error = outcome.left
+            if (error._tag === "ImportsBusy") {
+              return previewPage(viewer, kind, draft, stateOf(kind, draft.csv, Either.left(new InvalidRequest({ message: BUSY }))), 503, {
+                kind: "error",
+                message: `Nothing was imported: ${BUSY.toLowerCase()}.`
+              })
+            }
             if (error._tag === "Conflict") {
-              const dry = yield* Effect.either(kind.dryRun(draft.csv).pipe(
-                Effect.catchTag("Conflict", (e) => Effect.fail(new InvalidRequest({ message: e.message })))
-              ))
+              const dry = yield* dryRunInSlot(kind, draft.csv)
               return previewPage(viewer, kind, draft, stateOf(kind, draft.csv, dry), 409, {
                 kind: "error",
                 message: `Nothing was imported: ${error.message}.`
