@@ -17,9 +17,10 @@
  *
  * The whole file is refused with 400 (nothing to report row by row) when it has no header row,
  * lacks a required column, has two columns for one field, holds U+0000 in the header, has more than
- * `MAX_CSV_COLUMNS` columns or `MAX_CSV_ROWS` rows, or cannot be parsed (an unclosed quote). Row problems found here (U+0000 in a
- * cell, which SQLite's text functions would read as the end of the text and PostgreSQL's text
- * cannot hold; cells past the header's end) are row errors, reported with the others.
+ * `MAX_CSV_COLUMNS` columns or `MAX_CSV_ROWS` rows, or cannot be parsed (an unclosed quote). Row
+ * problems found here (U+0000 in a cell, which SQLite's text functions would read as the end of the
+ * text and PostgreSQL's text cannot hold; cells past the header's end) are row errors, reported
+ * with the others.
  *
  * Rows are handed to the feature's sink as they are read (nothing here keeps them), and the parse
  * runs in slices of `SLICE_CHARS`, each followed by a turn of the event loop.
