@@ -216,4 +216,75 @@ layer(testServer(), { excludeTestServices: true })("stored values", (it) => {
         yield* fails(`/event/${event.eventId}`)
       }))
   })
+
+  describe("limits", () => {
+    it.effect("custom fields, their options and values, custom columns and webhooks are bounded, with the limit said", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const org = yield* server.organization("limits")
+        const as = { token: org.token }
+        const option = (i: number) => ({ value: `Option ${i}`, color: "#1e90ff" })
+        const field = (fieldName: string, options: number) =>
+          server.request("POST", "/custom-field", {
+            ...as,
+            body: { fieldName, fieldType: "multiselect", options: Array.from({ length: options }, (_, i) => option(i)) }
+          })
+        expectError(yield* field("Too many", 251), 400, "invalid_request")
+        const wide = expectStatus(yield* field("Countries", 250), 200).body
+        for (let i = 1; i < 200; i++) {
+          expectStatus(yield* server.request("POST", "/custom-field", { ...as, body: { fieldName: `Text ${i}`, fieldType: "text" } }), 200)
+        }
+        const full = expectError(yield* server.request("POST", "/custom-field", { ...as, body: { fieldName: "One more", fieldType: "text" } }), 409, "conflict")
+        expect(full.body.message).toBe("An organization has at most 200 custom fields")
+
+        // values: text at most 2,000 characters; a page of persons carries the chosen options only
+        const person = yield* createPerson(server, {}, org.token)
+        const long = yield* server.request("PUT", `/person/${person}`, { ...as, body: { personId: person, customFields: [{ fieldName: "Text 1", value: "x".repeat(2_001) }] } })
+        expectError(long, 400, "invalid_request")
+        expectStatus(yield* server.request("PUT", `/person/${person}`, {
+          ...as,
+          body: {
+            personId: person,
+            customFields: [{ fieldName: "Text 1", value: "x".repeat(2_000) }],
+            customFieldMultiselect: [{ fieldId: wide.fieldId, value: "Option 7" }, { fieldId: wide.fieldId, value: "Option 200" }]
+          }
+        }), 200)
+        const listed = expectStatus(yield* server.request("GET", "/person?limit=100", as), 200).body.persons.find((p: { personId: string }) => p.personId === person)
+        expect(listed.customFields).toMatchObject({ "Text 1": "x".repeat(2_000), Countries: ["Option 7", "Option 200"] })
+        const one = expectStatus(yield* server.request("GET", `/person/${person}`, as), 200).body
+        expect(one.customFields.Countries).toEqual(["Option 7", "Option 200"])
+        expect(one.customFieldsDetailed.find((f: { fieldName: string }) => f.fieldName === "Countries").options).toHaveLength(250)
+
+        // a guest's custom column: text at most 2,000 characters
+        const event = yield* createEvent(server, { customColumns: ["Table"] }, org.token)
+        expectStatus(yield* server.request("POST", `/event/${event.eventId}/guestlist`, { ...as, body: { guests: [{ personId: person }] } }), 200)
+        const column = (value: string) =>
+          server.request("PUT", `/event/${event.eventId}/guestlist`, { ...as, body: { guests: [{ personId: person, customColumns: { Table: value } }] } })
+        expectError(yield* column("t".repeat(2_001)), 400, "invalid_request")
+        expectStatus(yield* column("t".repeat(2_000)), 200)
+
+        // and from files: a row error naming the column
+        const importing = (path: string, csv: string) =>
+          Effect.promise(() =>
+            fetch(`${server.url}${path}?dryRun=true`, { method: "POST", headers: { "x-api-key": org.token, "content-type": "text/csv" }, body: csv })
+              .then(async (r) => ({ status: r.status, body: await r.json() }))
+          )
+        const contacts = yield* importing("/person/import", `email,firstName,lastName,Text 2\nlong@acme.test,Lo,Ng,${"y".repeat(2_001)}\n`)
+        expect(contacts.body.errors).toEqual([{ row: 1, column: "Text 2", message: "must be at most 2000 characters" }])
+        const guests = yield* importing(`/event/${event.eventId}/guestlist/import`, `email,firstName,lastName,Table\nlong@acme.test,Lo,Ng,${"y".repeat(2_001)}\n`)
+        expect(guests.body.errors).toEqual([{ row: 1, column: "Table", message: "must be at most 2000 characters" }])
+
+        // webhooks: at most 25 of one type
+        for (let i = 0; i < 25; i++) {
+          expectStatus(yield* server.request("POST", "/webhook", { ...as, body: { webhook: `https://hooks.example.com/${i}`, type: "Event" } }), 200)
+        }
+        // registering one of them again is the same registration, not a new one
+        expectStatus(yield* server.request("POST", "/webhook", { ...as, body: { webhook: "https://hooks.example.com/3", type: "Event" } }), 200)
+        const more = expectError(yield* server.request("POST", "/webhook", { ...as, body: { webhook: "https://hooks.example.com/25", type: "Event" } }), 409, "conflict")
+        expect(more.body.message).toBe("An organization has at most 25 webhooks of one type: delete one first")
+        expectStatus(yield* server.request("POST", "/webhook", { ...as, body: { webhook: "https://hooks.example.com/25", type: "GuestList" } }), 200)
+        expectStatus(yield* server.request("DELETE", "/webhook", { ...as, body: { webhook: "https://hooks.example.com/0", type: "Event" } }), 200)
+        expectStatus(yield* server.request("POST", "/webhook", { ...as, body: { webhook: "https://hooks.example.com/25", type: "Event" } }), 200)
+      }), 60_000)
+  })
 })

@@ -34,6 +34,19 @@ export type QuestionResponse = typeof QuestionResponse.Type
 
 export const ColumnValue = Schema.Union(Schema.String, ExactNumber, Schema.Boolean)
 export type ColumnValue = typeof ColumnValue.Type
+
+/**
+ * The longest text a custom column takes from a request or a file (a value is read back with
+ * every guest, in lists, exports and notifications, so it stays small).
+ */
+export const COLUMN_TEXT_MAX = 2_000
+
+/** A custom column's value as a request sets it. */
+const ColumnValueInput = Schema.Union(
+  Schema.String.pipe(Schema.maxLength(COLUMN_TEXT_MAX, { message: () => `must be at most ${COLUMN_TEXT_MAX} characters` })),
+  ExactNumber,
+  Schema.Boolean
+)
 /** A guest's custom columns as stored (`custom_columns`): titles to values. */
 export const isColumnValues = keyedOf(isScalar)
 
@@ -87,7 +100,7 @@ export const GuestUpdate = Schema.Struct({
   attendanceStatus: optional(Schema.NullOr(AttendanceStatus)),
   dietaryRestrictions: optional(Schema.NullOr(Schema.Array(RequiredText(100)).pipe(Schema.maxItems(50)))),
   rsvpNote: optional(Schema.NullOr(Text(5000))),
-  customColumns: optional(KeyedRecord(Schema.NullOr(ColumnValue)))
+  customColumns: optional(KeyedRecord(Schema.NullOr(ColumnValueInput)))
 }).annotations({ identifier: "GuestUpdate" })
 export type GuestUpdate = typeof GuestUpdate.Type
 

@@ -32,6 +32,7 @@ import type { GuestPaymentFields } from "../Payments/GuestPayments.js"
 import {
   AttendanceStatus,
   type AttendanceStatus as Attendance,
+  COLUMN_TEXT_MAX,
   type ColumnValue,
   isColumnValues,
   GuestUpdate,
@@ -287,7 +288,8 @@ export const validateRow = (
     const cell = cells[i]!
     if (cell === "") return
     if (slot._tag === "Extra") {
-      customColumns.push([slot.value, cell])
+      if (cell.length > COLUMN_TEXT_MAX) found.push({ at: i, column: slot.header, message: `must be at most ${COLUMN_TEXT_MAX} characters` })
+      else customColumns.push([slot.value, cell])
       return
     }
     switch (slot.key) {

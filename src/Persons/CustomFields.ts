@@ -20,6 +20,7 @@ import {
   type CreateCustomField,
   type CustomFieldDetailed,
   FieldOption,
+  MAX_CUSTOM_FIELDS,
   type FieldType,
   type UpdatePerson
 } from "./Domain.js"
@@ -201,6 +202,9 @@ export class CustomFields extends Effect.Service<CustomFields>()("Convene/Custom
         if (seen.has(option.value.toLowerCase())) return yield* InvalidRequest.at(`options.${i}.value`, "is a duplicate")
         seen.add(option.value.toLowerCase())
       }
+      if ((yield* repo.fields(organizationId).pipe(Effect.orDie)).length >= MAX_CUSTOM_FIELDS) {
+        return yield* new Conflict({ message: `An organization has at most ${MAX_CUSTOM_FIELDS} custom fields` })
+      }
       const at = yield* nowIso
       const publicId = yield* ids.uuid
       const optionIds = yield* Effect.forEach(options, () => ids.uuid)
@@ -228,7 +232,8 @@ export class CustomFields extends Effect.Service<CustomFields>()("Convene/Custom
           : Effect.flatMap(ids.uuid, (publicId) =>
             repo.setValue({ publicId, personId, fieldId: change.field.id, value: change.value!, at })), { discard: true })
 
-    const valuesOf = (personIds: ReadonlyArray<PersonRowId>) => repo.values(personIds).pipe(Effect.orDie)
+    /** Several persons' values for their pages (multiselect: the chosen options), or with every option (`allOptions`). */
+    const valuesOf = (personIds: ReadonlyArray<PersonRowId>, allOptions = false) => repo.values(personIds, allOptions).pipe(Effect.orDie)
 
     /** Stored values of several persons by person, then field id (multiselect: a JSON array of option ids). */
     const storedValuesOf = (personIds: ReadonlyArray<PersonRowId>) =>

@@ -92,15 +92,25 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
       sql`INSERT INTO custom_field_options (public_id, field_id, value, color)
           VALUES (${row.publicId}, ${row.fieldId}, ${row.value}, ${row.color})`
 
-    /** The values of several persons at once, with their fields, in field order. */
-    const values = (personIds: ReadonlyArray<PersonRowId>) =>
+    /** A multiselect value's chosen options (`v.value` holds their ids as a JSON array). */
+    const chosen = sql.literal(d.name === "pg"
+      ? "AND o.public_id IN (SELECT jsonb_array_elements_text(v.value::jsonb))"
+      : "AND o.public_id IN (SELECT value FROM json_each(v.value))")
+
+    /**
+     * The values of several persons at once, with their fields, in field order. A multiselect value
+     * carries its field's options: all of them with `allOptions` (one person's `customFieldsDetailed`
+     * lists them), else only the chosen ones (a page of persons shows the chosen values alone, and
+     * a field's whole list for each of a hundred persons was a hundred copies of it).
+     */
+    const values = (personIds: ReadonlyArray<PersonRowId>, allOptions = false) =>
       personIds.length === 0
         ? Effect.succeed<ReadonlyArray<ValueRow>>([])
         : direct.rows<ValueRow>(
             sql`SELECT v.person_id, v.field_id, v.public_id, v.value, f.public_id AS field_public_id, f.name, f.type,
                   CASE WHEN f.type = 'multiselect' THEN
                     (SELECT ${optionsJson}
-                       FROM custom_field_options o WHERE o.field_id = f.id)
+                       FROM custom_field_options o WHERE o.field_id = f.id ${allOptions ? sql.literal("") : chosen})
                   END AS options
                 FROM person_field_values v JOIN custom_fields f ON f.id = v.field_id
                 WHERE v.person_id IN ${d.inValues(JSON.stringify(personIds), "integer")}

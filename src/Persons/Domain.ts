@@ -174,7 +174,16 @@ export const CreatePerson = Schema.Struct({
 })
 export type CreatePerson = typeof CreatePerson.Type
 
-const ScalarValue = Schema.NullOr(Schema.Union(Schema.String, ExactNumber))
+/**
+ * The longest text a custom field takes from a request or a file (a value is read back with the
+ * person in every list and export, so it stays small).
+ */
+export const FIELD_TEXT_MAX = 2_000
+
+const ScalarValue = Schema.NullOr(Schema.Union(
+  Schema.String.pipe(Schema.maxLength(FIELD_TEXT_MAX, { message: () => `must be at most ${FIELD_TEXT_MAX} characters` })),
+  ExactNumber
+))
 
 export const CustomFieldEntry = Schema.Struct({
   fieldId: optional(Schema.String),
@@ -230,6 +239,10 @@ export const UpdatePerson = Schema.Struct({
 })
 export type UpdatePerson = typeof UpdatePerson.Type
 
+/** Options of one multiselect field (a list of the world's countries fits), and fields of one organization. */
+export const MAX_FIELD_OPTIONS = 250
+export const MAX_CUSTOM_FIELDS = 200
+
 export const CreateCustomField = Schema.Struct({
   fieldName: RequiredText(100),
   fieldType: FieldType,
@@ -238,7 +251,7 @@ export const CreateCustomField = Schema.Struct({
     color: Schema.Trim.pipe(Schema.pattern(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, {
       message: () => "must be a hex colour such as #1e90ff"
     }))
-  })))
+  })).pipe(Schema.maxItems(MAX_FIELD_OPTIONS, { message: () => `must have at most ${MAX_FIELD_OPTIONS} options` })))
 }).annotations({
   identifier: "CreateCustomField",
   examples: [

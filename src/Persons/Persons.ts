@@ -203,7 +203,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
     // untraced: the hottest read pays no span or stack capture (bench/RESULTS.md, issue 18)
     const get = Effect.fnUntraced(function*(caller: Caller, id: string) {
       const row = yield* find(caller, id)
-      const fields = render(yield* customFields.valuesOf([row.id]))
+      const fields = render(yield* customFields.valuesOf([row.id], true))
       const links = yield* guests.eventsOfPerson({ personId: row.id, organizationId: caller.organizationId }).pipe(Effect.orDie)
       const person: PersonDetail = {
         ...toPerson(row, fields.flat),

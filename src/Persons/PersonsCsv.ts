@@ -20,7 +20,7 @@ import { normalizeHeader } from "../Csv/CsvImport.js"
 import { RowErrors } from "../Csv/ImportReport.js"
 import { blankToNull, emailKeyOf, optional } from "../Domain/Fields.js"
 import { type Definitions, type FieldChange, type FieldDef, optionIdsOf, resolveChanges } from "./CustomFields.js"
-import { CreatePerson } from "./Domain.js"
+import { CreatePerson, FIELD_TEXT_MAX } from "./Domain.js"
 import { importedColumns } from "./PersonBatches.js"
 import { type ExportRow, profileColumns } from "./PersonsRepo.js"
 
@@ -211,6 +211,7 @@ export const validateRow = (
   const customColumns: Array<string> = []
   const multiselect: Array<{ readonly fieldId: string; readonly value: string }> = []
   const multiselectColumns: Array<string> = []
+  const tooLong: Array<string> = []
   table.slots.forEach((slot, i) => {
     const cell = cells[i]!
     if (cell === "") return
@@ -220,12 +221,15 @@ export const validateRow = (
         multiselect.push({ fieldId: slot.value.publicId, value })
         multiselectColumns.push(slot.header)
       }
+    } else if (cell.length > FIELD_TEXT_MAX) {
+      tooLong.push(slot.header)
     } else {
       customFields.push({ fieldId: slot.value.publicId, value: cell })
       customColumns.push(slot.header)
     }
   })
   const before = errors.size
+  for (const header of tooLong) errors.add(row, header, `must be at most ${FIELD_TEXT_MAX} characters`)
   if (input["email"] === undefined) errors.add(row, headerOf("email"), "is empty: each row needs the contact's email")
   const decoded = decodeRow(input)
   if (Either.isLeft(decoded)) {

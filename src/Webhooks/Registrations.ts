@@ -50,6 +50,12 @@ const deliveryView = (row: DeliveryListRow): Delivery => ({
   test: row.message_id.startsWith(TEST_MESSAGE_PREFIX)
 })
 
+/**
+ * Registrations of one type per organization: each notification is written once for each of them,
+ * in the transaction of the change that makes it, so their number multiplies every write's work.
+ */
+export const MAX_REGISTRATIONS_PER_TYPE = 25
+
 export class Registrations extends Effect.Service<Registrations>()("Convene/Registrations", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -73,6 +79,11 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
         if (Option.isSome(existing)) {
           if (existing.value.disabled_at !== null) yield* repo.enable(existing.value.id)
           return { success: true as const, secret: existing.value.secret }
+        }
+        if ((yield* repo.countOfType(caller.organizationId, input.type)) >= MAX_REGISTRATIONS_PER_TYPE) {
+          return yield* new Conflict({
+            message: `An organization has at most ${MAX_REGISTRATIONS_PER_TYPE} webhooks of one type: delete one first`
+          })
         }
         yield* repo.insert({ ...key, publicId, secret, at })
         return { success: true as const, secret }

@@ -137,6 +137,12 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
             FROM webhooks w WHERE w.organization_id = ${organizationId} AND w.deleted_at IS NULL ORDER BY w.id`
     })
 
+    /** How many registrations (not deleted, disabled ones included) the organization has of a type. */
+    const countOfType = (organizationId: OrganizationRowId, type: WebhookType) =>
+      sql`SELECT count(*) AS n FROM webhooks WHERE organization_id = ${organizationId} AND type = ${type} AND deleted_at IS NULL`.pipe(
+        Effect.map((rows) => Number(rows[0]!["n"]))
+      )
+
     const countPending = (webhookId: number) =>
       sql`SELECT count(*) AS n FROM outbox_deliveries WHERE webhook_id = ${webhookId} AND status = 'pending'`.pipe(
         Effect.map((rows) => Number(rows[0]!["n"]))
@@ -275,6 +281,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       active,
       byRegistrationId,
       summaries,
+      countOfType,
       countPending,
       insert,
       enable,
