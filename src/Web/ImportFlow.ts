@@ -39,7 +39,7 @@ import { PublicOrigin } from "../PublicOrigin.js"
 import type { Section } from "./Html.js"
 import { ImportDrafts } from "./ImportDrafts.js"
 import { ImportPreviewPage, ImportUploadPage, type PreviewState } from "./Pages/ImportFlow.js"
-import { ImportSlots } from "../Csv/ImportSlots.js"
+import { type ImportsBusy, ImportSlots } from "../Csv/ImportSlots.js"
 import { readUpload, type UploadProblem } from "./Upload.js"
 import type { PageError, Viewer } from "./Web.js"
 import { Web } from "./Web.js"
@@ -287,15 +287,15 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
         return web.redirect(`${kind.path}/${encodeURIComponent(id)}`)
       })
 
-    /**
-     * A dry run in an import slot; another import racing it, or every slot taken, is said as a
-     * refusal the organizer can retry.
-     */
+    /** A dry run in an import slot; another import racing it is said as a refusal the organizer can retry. */
     const dryRunInSlot = (kind: ImportKind<any, any>, csv: string) =>
       Effect.either(slots.run(kind.dryRun(csv)).pipe(
-        Effect.catchTag("Conflict", (error) => Effect.fail(new InvalidRequest({ message: error.message }))),
-        Effect.catchTag("ImportsBusy", () => Effect.fail(new InvalidRequest({ message: `${BUSY}: reload this page then` })))
+        Effect.catchTag("Conflict", (error) => Effect.fail(new InvalidRequest({ message: error.message })))
       ))
+
+    /** What the preview says of a dry run that found every slot taken: a refusal to retry. */
+    const refusal = (error: InvalidRequest | ImportsBusy) =>
+      error._tag === "ImportsBusy" ? new InvalidRequest({ message: `${BUSY}: reload this page then` }) : error
 
     // a multipart form: the framework's `web.action` reads urlencoded forms, so its two checks
     // (the Origin, the session's CSRF token) are made here, on the upload's own fields
@@ -321,8 +321,8 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
           if (Option.isNone(found)) return draftGone(viewer, kind)
           const draft = found.value
           const result = yield* dryRunInSlot(kind, draft.csv)
-          const busy = Either.isLeft(result) && result.left.message.startsWith(BUSY)
-          return previewPage(viewer, kind, draft, stateOf(kind, draft.csv, result), busy ? 503 : 200)
+          const busy = Either.isLeft(result) && result.left._tag === "ImportsBusy"
+          return previewPage(viewer, kind, draft, stateOf(kind, draft.csv, Either.mapLeft(result, refusal)), busy ? 503 : 200)
         }))
     )
 
@@ -345,7 +345,7 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
               })
             }
             if (error._tag === "Conflict") {
-              const dry = yield* dryRunInSlot(kind, draft.csv)
+              const dry = Either.mapLeft(yield* dryRunInSlot(kind, draft.csv), refusal)
               return previewPage(viewer, kind, draft, stateOf(kind, draft.csv, dry), 409, {
                 kind: "error",
                 message: `Nothing was imported: ${error.message}.`
