@@ -91,12 +91,7 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
           : new InvalidRequest({ message: "The request path is not valid percent-encoded UTF-8" })
       )
     }
-    if (error instanceof ImportsBusy) {
-      return Effect.succeed(HttpServerResponse.unsafeJson(
-        { message: error.message, code: "unavailable" },
-        { status: 503, headers: { "retry-after": String(error.retryAfter) } }
-      ))
-    }
+    if (error instanceof ImportsBusy) return Effect.succeed(busyFor(error.message, error.retryAfter))
     if (error instanceof RateLimited) {
       return Effect.zipRight(withHeaders({ "retry-after": String(error.retryAfter) }), Effect.fail(error))
     }
@@ -131,11 +126,12 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
 const unavailable = (error: Unavailable) =>
   HttpServerResponse.unsafeJson({ message: error.message, code: "unavailable" }, { status: 503 })
 
+/** 503 `unavailable` for a request that found no room (nothing changed), to be sent again after `retryAfter` seconds. */
+const busyFor = (message: string, retryAfter: number) =>
+  HttpServerResponse.unsafeJson({ message, code: "unavailable" }, { status: 503, headers: { "retry-after": String(retryAfter) } })
+
 /** Every connection of the pool stayed busy for `DATABASE_ACQUIRE_TIMEOUT`: 503, to be retried shortly. */
-const busy = HttpServerResponse.unsafeJson(
-  { message: "The service is busy; try again shortly", code: "unavailable" },
-  { status: 503, headers: { "retry-after": "1" } }
-)
+const busy = busyFor("The service is busy; try again shortly", 1)
 
 /**
  * Bodies are JSON of at most 1 MiB, except on the endpoints that take a CSV file
