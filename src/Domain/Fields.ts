@@ -6,15 +6,21 @@ import * as Schema from "effect/Schema"
  */
 export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
+/** What a value over `max` characters is told, by the schemas below and by imports' row errors. */
+export const atMostCharacters = (max: number) => `must be at most ${max} characters`
+
 /** A trimmed string of at most `max` characters (may be empty). */
-export const Text = (max = 500) => Schema.Trim.pipe(Schema.maxLength(max, { message: () => `must be at most ${max} characters` }))
+export const Text = (max = 500) => Schema.Trim.pipe(Schema.maxLength(max, { message: () => atMostCharacters(max) }))
 
 /** A trimmed, non-empty string of at most `max` characters. */
 export const RequiredText = (max = 500) =>
   Schema.Trim.pipe(
     Schema.minLength(1, { message: () => "must not be empty" }),
-    Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
+    Schema.maxLength(max, { message: () => atMostCharacters(max) })
   )
+
+/** A string of at most `max` characters, kept as given (a custom value: not trimmed). */
+export const BoundedString = (max: number) => Schema.String.pipe(Schema.maxLength(max, { message: () => atMostCharacters(max) }))
 
 /** The longest email address (RFC 5321's 64 + 1 + 255, rounded as commonly) and password accepted anywhere. */
 export const EMAIL_MAX_LENGTH = 320
@@ -22,7 +28,7 @@ export const PASSWORD_MAX_LENGTH = 1024
 
 /** A contact's email address (a dotted domain); compared case-insensitively, stored as given. */
 export const Email = Schema.Trim.pipe(
-  Schema.maxLength(EMAIL_MAX_LENGTH, { message: () => `must be at most ${EMAIL_MAX_LENGTH} characters` }),
+  Schema.maxLength(EMAIL_MAX_LENGTH, { message: () => atMostCharacters(EMAIL_MAX_LENGTH) }),
   Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" })
 ).annotations({ identifier: "Email", description: "An email address; compared case-insensitively, stored as given." })
 
@@ -37,7 +43,7 @@ export const emailKeyOf = (email: string): string => email.trim().toLowerCase()
  * `admin@localhost` does, so the domain needs no dot.
  */
 export const UserEmail = Schema.Trim.pipe(
-  Schema.maxLength(EMAIL_MAX_LENGTH, { message: () => `must be at most ${EMAIL_MAX_LENGTH} characters` }),
+  Schema.maxLength(EMAIL_MAX_LENGTH, { message: () => atMostCharacters(EMAIL_MAX_LENGTH) }),
   Schema.pattern(/^[^\s@]+@[^\s@]+$/, { message: () => "must be an email address" })
 ).annotations({ identifier: "UserEmail", description: "A sign-in email address; compared case-insensitively." })
 

@@ -1,6 +1,6 @@
 /** Guests, the event-person links (docs/integrators.md#the-guest-object). */
 import * as Schema from "effect/Schema"
-import { Email, ExactNumber, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+import { BoundedString, Email, ExactNumber, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 import { isScalar, keyedOf } from "../Domain/JsonGuard.js"
 import { KeyedRecord } from "../Domain/Keyed.js"
 import { Payment, PaymentStatus } from "../Payments/Domain.js"
@@ -43,7 +43,7 @@ export const COLUMN_TEXT_MAX = 2_000
 
 /** A custom column's value as a request sets it. */
 const ColumnValueInput = Schema.Union(
-  Schema.String.pipe(Schema.maxLength(COLUMN_TEXT_MAX, { message: () => `must be at most ${COLUMN_TEXT_MAX} characters` })),
+  BoundedString(COLUMN_TEXT_MAX),
   ExactNumber,
   Schema.Boolean
 )

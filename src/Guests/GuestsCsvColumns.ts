@@ -41,7 +41,7 @@ import {
 } from "./Domain.js"
 import type { ExportGuestRow } from "./GuestsRepo.js"
 import { dietOf, responsesOf } from "./GuestView.js"
-import { blankToNull, emailKeyOf } from "../Domain/Fields.js"
+import { atMostCharacters, blankToNull, emailKeyOf } from "../Domain/Fields.js"
 
 /** What separates the items of a list in a cell. */
 export const LIST_SEPARATOR = "; "
@@ -288,7 +288,7 @@ export const validateRow = (
     const cell = cells[i]!
     if (cell === "") return
     if (slot._tag === "Extra") {
-      if (cell.length > COLUMN_TEXT_MAX) found.push({ at: i, column: slot.header, message: `must be at most ${COLUMN_TEXT_MAX} characters` })
+      if (cell.length > COLUMN_TEXT_MAX) found.push({ at: i, column: slot.header, message: atMostCharacters(COLUMN_TEXT_MAX) })
       else customColumns.push([slot.value, cell])
       return
     }

@@ -1,6 +1,6 @@
 /** Persons (contacts) as the API shows and takes them. */
 import * as Schema from "effect/Schema"
-import { DateOnly, Email, ExactNumber, HttpUrl, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+import { BoundedString, DateOnly, Email, ExactNumber, HttpUrl, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 import { KeyedRecord } from "../Domain/Keyed.js"
 
 export const FieldType = Schema.Literal("text", "number", "multiselect")
@@ -181,7 +181,7 @@ export type CreatePerson = typeof CreatePerson.Type
 export const FIELD_TEXT_MAX = 2_000
 
 const ScalarValue = Schema.NullOr(Schema.Union(
-  Schema.String.pipe(Schema.maxLength(FIELD_TEXT_MAX, { message: () => `must be at most ${FIELD_TEXT_MAX} characters` })),
+  BoundedString(FIELD_TEXT_MAX),
   ExactNumber
 ))
 

@@ -18,7 +18,7 @@ import type { ExportColumn } from "../Csv/CsvExport.js"
 import type { CsvHeader, CsvRow, HeaderSpec, ImportColumn } from "../Csv/CsvImport.js"
 import { normalizeHeader } from "../Csv/CsvImport.js"
 import { RowErrors } from "../Csv/ImportReport.js"
-import { blankToNull, emailKeyOf, optional } from "../Domain/Fields.js"
+import { atMostCharacters, blankToNull, emailKeyOf, optional } from "../Domain/Fields.js"
 import { type Definitions, type FieldChange, type FieldDef, optionIdsOf, resolveChanges } from "./CustomFields.js"
 import { CreatePerson, FIELD_TEXT_MAX } from "./Domain.js"
 import { importedColumns } from "./PersonBatches.js"
@@ -229,7 +229,7 @@ export const validateRow = (
     }
   })
   const before = errors.size
-  for (const header of tooLong) errors.add(row, header, `must be at most ${FIELD_TEXT_MAX} characters`)
+  for (const header of tooLong) errors.add(row, header, atMostCharacters(FIELD_TEXT_MAX))
   if (input["email"] === undefined) errors.add(row, headerOf("email"), "is empty: each row needs the contact's email")
   const decoded = decodeRow(input)
   if (Either.isLeft(decoded)) {
