@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs"
 import { createServer, type Socket } from "node:net"
 import { join } from "node:path"
 import { cli } from "./support/Cli.js"
-import { createEvent, createPerson, expectStatus } from "./support/Fixtures.js"
+import { createEvent, createPerson, eventually, expectStatus } from "./support/Fixtures.js"
 import { type ServerProcess, startServer } from "./support/Process.js"
 import { receiver } from "./support/Receiver.js"
 import { type RequestOptions, send, temporaryDirectory, testEnvironment } from "./support/TestServer.js"
@@ -194,16 +194,9 @@ const client = (server: ServerProcess) => (method: string, path: string, options
 const deliveryLog = (server: ServerProcess) =>
   Effect.map(client(server)("GET", "/webhook/deliveries?limit=100"), (r) => expectStatus(r, 200).body.deliveries as Array<any>)
 
-/** Polls the delivery log until `done` holds or `timeoutMs` passes. */
-const eventually = (server: ServerProcess, done: (log: Array<any>) => boolean, timeoutMs: number) =>
-  Effect.gen(function*() {
-    const started = Date.now()
-    for (;;) {
-      const log = yield* deliveryLog(server)
-      if (done(log) || Date.now() - started > timeoutMs) return log
-      yield* Effect.sleep("200 millis")
-    }
-  })
+/** Polls the delivery log (every 200 ms: the server under test is also being measured) until `done` holds or `timeoutMs` passes. */
+const settledLog = (server: ServerProcess, done: (log: Array<any>) => boolean, timeoutMs: number) =>
+  eventually(deliveryLog(server), done, timeoutMs, "200 millis")
 
 /** Waits until `done` holds, at most `timeoutMs`. */
 const until = (done: () => boolean, timeoutMs = 10_000) =>
@@ -251,7 +244,7 @@ describe("hostile webhook receivers", () => {
       // meanwhile the API keeps answering, writes included
       yield* Effect.sleep("500 millis")
       yield* createPerson({ request: api })
-      const log = yield* eventually(
+      const log = yield* settledLog(
         server,
         (l) => l.length === 8 && l.every((d) => d.status === "delivered" || d.status === "failed"),
         30_000
@@ -331,7 +324,7 @@ describe("hostile webhook receivers", () => {
       yield* first.kill("SIGKILL")
 
       const second = yield* startServer(env, { nodeFlags: startFlags() })
-      const log = yield* eventually(second, (l) => l[0]?.status === "delivered", 15_000)
+      const log = yield* settledLog(second, (l) => l[0]?.status === "delivered", 15_000)
       expect(log[0]).toMatchObject({ status: "delivered", attempts: 1, lastStatusCode: 200, lastError: null })
       expect(log[0].lastResponse).toHaveLength(1024)
       // still up a while later: nothing is left to re-read the body

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { type Duration, Effect } from "effect"
 import { expect } from "vitest"
 import type { Reply, TestServerShape } from "./TestServer.js"
 
@@ -42,16 +42,21 @@ export const login = (server: Pick<TestServerShape, "request">, email: string, p
 let eventCounter = 0
 /** A date `days` from now, as ISO 8601 with an offset. */
 /**
- * Repeats `effect` until `done` holds of its value, at most `timeoutMs`, and returns the last value
- * (for what settles asynchronously, such as the delivery log after a receiver has answered).
+ * Repeats `effect` every `every` until `done` holds of its value, at most `timeoutMs`, and returns
+ * the last value (for what settles asynchronously, such as the delivery log after a receiver has answered).
  */
-export const eventually = <A, E, R>(effect: Effect.Effect<A, E, R>, done: (a: A) => boolean, timeoutMs = 8_000) =>
+export const eventually = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  done: (a: A) => boolean,
+  timeoutMs = 8_000,
+  every: Duration.DurationInput = "50 millis"
+) =>
   Effect.gen(function*() {
     const started = Date.now()
     for (;;) {
       const value = yield* effect
       if (done(value) || Date.now() - started > timeoutMs) return value
-      yield* Effect.sleep("50 millis")
+      yield* Effect.sleep(every)
     }
   })
 
