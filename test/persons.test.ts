@@ -133,6 +133,39 @@ layer(testServer(), { excludeTestServices: true })("persons", (it) => {
         }
         expectStatus(yield* server.request("GET", "/person?limit=100&skip=0"), 200)
       }))
+
+    it.effect("pages far from the start (found from the per-block counts) are the pages of the directory in order", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const org = yield* server.organization("deep-pages")
+        const other = yield* server.organization("deep-pages-other")
+        const importRows = (from: number, to: number) =>
+          Effect.map(
+            server.request("POST", "/person/import", {
+              token: org.token,
+              headers: { "content-type": "text/csv" },
+              rawBody: ["email,firstName,lastName", ...Array.from({ length: to - from }, (_, i) => `deep${from + i}@blocks.test,Deep,P${from + i}`)].join("\n")
+            }),
+            (reply) => expect(expectStatus(reply, 200).body).toMatchObject({ created: to - from, errors: [] })
+          )
+        // another organization's persons take ids between this one's
+        yield* importRows(0, 6_000)
+        const others = [yield* createPerson(server, {}, other.token), yield* createPerson(server, {}, other.token)]
+        yield* importRows(6_000, 12_500)
+        const exported = expectStatus(yield* server.request("GET", "/person/export", { token: org.token }), 200).text
+          .split("\r\n").slice(1).filter((line) => line !== "").map((line) => line.split(",")[0]!)
+        expect(exported).toHaveLength(12_500)
+        // archives move later persons' places; an unarchived person takes its place back
+        for (const at of [3, 5_000, 10_020, 10_021, 12_000]) expectStatus(yield* server.request("DELETE", `/person/${exported[at]}`, { token: org.token }), 200)
+        expectStatus(yield* server.request("POST", `/person/${exported[5_000]}/unarchive`, { token: org.token }), 200)
+        expectStatus(yield* server.request("DELETE", `/person/${others[0]}`, { token: other.token }), 200)
+        const active = exported.filter((_, at) => ![3, 10_020, 10_021, 12_000].includes(at))
+        for (const [skip, limit] of [[9_999, 100], [10_000, 100], [10_001, 7], [10_016, 10], [11_263, 100], [12_400, 100], [12_490, 100], [12_496, 5], [12_497, 5], [20_000, 10]] as const) {
+          const page = expectStatus(yield* server.request("GET", `/person?limit=${limit}&skip=${skip}`, { token: org.token }), 200).body
+          expect({ skip, limit, ids: page.persons.map((p: { personId: string }) => p.personId) })
+            .toEqual({ skip, limit, ids: active.slice(skip, skip + limit) })
+        }
+      }), 120_000)
   })
 
   describe("GET /person/search", () => {

@@ -27,7 +27,7 @@ import { postgresAvailable, postgresServer, type PostgresServer } from "./suppor
 import { configFrom, temporaryDirectory, testEnvironment } from "./support/TestServer.js"
 
 const pgMigrationsDirectory = fileURLToPath(new URL("../migrations/pg", import.meta.url))
-const STEPS = 18
+const STEPS = 19
 
 class Postgres extends Context.Tag("test/Postgres")<Postgres, PostgresServer>() {}
 
@@ -184,12 +184,14 @@ describe.skipIf(!postgresAvailable)("migrations on SQLite and PostgreSQL", () =>
 
         // what was compared is the whole schema, not an empty one
         const tables = Object.keys(sqlite.schema.tables)
-        expect(tables).toHaveLength(33)
-        expect(tables).toEqual(expect.arrayContaining(["persons", "events", "event_guests", "outbox_deliveries", "changes", "webhook_message_parts"]))
+        expect(tables).toHaveLength(34)
+        expect(tables).toEqual(expect.arrayContaining(["persons", "events", "event_guests", "outbox_deliveries", "changes", "webhook_message_parts", "persons_blocks"]))
         expect(tables).not.toContain("webhook_deliveries")
         expect(Object.keys(sqlite.schema.views)).toEqual(["webhook_deliveries"])
         expect(sqlite.schema.tables["event_guests"]!.triggers).toEqual(["event_guests_attended_at_insert", "event_guests_attended_at_update"])
         expect(sqlite.schema.tables["persons"]!.indexes.map((index) => index.name)).toEqual(["persons_active_email", "persons_email", "persons_organization"])
+        // the directory's per-block counts: the same table and triggers on both engines
+        expect(sqlite.schema.tables["persons"]!.triggers).toEqual(["persons_blocks_delete", "persons_blocks_insert", "persons_blocks_update"])
         expect(sqlite.schema.tables["outbox_deliveries"]!.checks).toHaveLength(3)
 
         // SQLite-only: FTS5 (and its vocabularies) and what feeds it, STRICT, rowid keys
@@ -212,6 +214,9 @@ describe.skipIf(!postgresAvailable)("migrations on SQLite and PostgreSQL", () =>
           .toEqual(["persons.persons_search_count_delete", "persons.persons_search_count_insert", "persons.persons_search_count_update"])
         expect(names(pg, "function")).toEqual([
           "event_guests_attended_at()",
+          "persons_blocks_delete()",
+          "persons_blocks_insert()",
+          "persons_blocks_update()",
           "persons_search_count_delete()",
           "persons_search_count_insert()",
           "persons_search_count_update()",
@@ -329,6 +334,39 @@ describe.skipIf(!postgresAvailable)("migrations on SQLite and PostgreSQL", () =>
         expect(pgFound.longer).toEqual(["grace brewster hopper"])
         expect(pgFound.plan).toContain("persons_search_trgm")
       }), 60_000)
+
+    it.scoped("the directory's per-block counts follow the persons alike on both engines, whatever writes them", () =>
+      Effect.gen(function*() {
+        // persons written by hand, as SQL, with ids in several blocks of 1,024 (the triggers keep the counts)
+        const writeAndCount = (overriding: string) => Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`INSERT INTO organizations (slug, name, created_at) VALUES ('acme', 'Acme', 'x'), ('other', 'Other', 'x')`
+          for (const [n, id] of [1, 2, 1023, 1024, 1025, 2047, 5000, 5001, 9999].entries()) {
+            yield* sql.unsafe(`INSERT INTO persons (id, public_id, organization_id, first_name, last_name, email, email_key, name_key, created_at, updated_at)
+              ${overriding} VALUES (${id}, 'p${n}', ${n % 3 === 2 ? 2 : 1}, 'x', 'y', 'p${n}@example.org', 'p${n}@example.org', 'x y', 'x', 'x')`)
+          }
+          yield* sql`UPDATE persons SET archived_at = 'x' WHERE id IN (2, 5000, 1025)`
+          yield* sql`UPDATE persons SET archived_at = NULL WHERE id = 5000`
+          yield* sql`UPDATE persons SET archived_at = 'y' WHERE id = 2`
+          yield* sql`UPDATE persons SET organization_id = 2 WHERE id = 1024`
+          yield* sql`UPDATE persons SET archived_at = 'z' WHERE organization_id = 1`
+          yield* sql`UPDATE persons SET archived_at = NULL WHERE organization_id = 1 AND id > 1024`
+          yield* sql`DELETE FROM persons WHERE id IN (1, 9999)`
+          const rows = (statement: Effect.Effect<ReadonlyArray<Record<string, unknown>>, unknown>) =>
+            Effect.map(statement, (found) => found.map((row) => [row.organization_id, row.archived, row.block, row.persons].map(Number)))
+          return {
+            kept: yield* rows(sql`SELECT organization_id, archived, block, persons FROM persons_blocks WHERE persons <> 0
+              ORDER BY organization_id, archived, block`),
+            counted: yield* rows(sql`SELECT organization_id, CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END AS archived,
+              id / 1024 AS block, count(*) AS persons FROM persons GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`)
+          }
+        })
+        const sqlite = yield* onSqliteLive(writeAndCount(""))
+        const pg = yield* onPostgres(STEPS, writeAndCount("OVERRIDING SYSTEM VALUE"))
+        expect(sqlite.counted).toEqual([[1, 0, 1, 1], [1, 0, 4, 2], [1, 1, 0, 1], [2, 0, 0, 1], [2, 0, 1, 2]])
+        expect(sqlite.kept).toEqual(sqlite.counted)
+        expect(pg).toEqual(sqlite)
+      }), 120_000)
 
     it.scoped("the attended_at triggers behave alike on both engines", () =>
       Effect.gen(function*() {

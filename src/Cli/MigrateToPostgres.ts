@@ -13,7 +13,8 @@
  *    in batches, ids kept (`OVERRIDING SYSTEM VALUE`; identity sequences then continue after the
  *    highest id), with the `attended_at` triggers off so that copied times stay as they were. The
  *    change feed's cursor key is copied too, so integrators' cursors stay valid. The SQLite
- *    full-text index is not copied: PostgreSQL searches persons through its trigram index.
+ *    full-text index is not copied: PostgreSQL searches persons through its trigram index; nor are
+ *    the directory's per-block counts, which PostgreSQL's triggers keep as the persons are copied.
  * 4. Verification: for every table, the row count and an order-independent digest of every row's
  *    values are computed on both sides and must be equal; the command fails otherwise.
  * The URL, which may hold a password, is never printed.
@@ -38,8 +39,13 @@ import { runPgMigrations } from "../Db/PostgresLive.js"
 
 /** Bind parameters per INSERT, at most (PostgreSQL allows 65,535). */
 const PARAMETERS_PER_BATCH = 30_000
-/** Tables that are not data: the migrator's own, and SQLite's full-text index and its shadow tables. */
-const skipped = (table: string) => table === "effect_sql_migrations" || table.startsWith("sqlite_") || table.startsWith("persons_search")
+/**
+ * Tables that are not data: the migrator's own, SQLite's full-text index and its shadow tables,
+ * and the directory's per-block counts, which PostgreSQL's triggers count again from the persons
+ * copied (migrations/pg/0019).
+ */
+const skipped = (table: string) =>
+  table === "effect_sql_migrations" || table.startsWith("sqlite_") || table.startsWith("persons_search") || table === "persons_blocks"
 
 interface Table {
   readonly name: string
