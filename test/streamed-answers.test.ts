@@ -6,11 +6,11 @@
 import { HttpServer, type HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Logger, Schema, Stream } from "effect"
+import { Effect, FastCheck as fc, Logger, Schema, Stream } from "effect"
 import { createServer, get } from "node:http"
 import { Guests, GuestSearchResult } from "../src/Guests/Api.js"
 import { jsonText } from "../src/Http/JsonText.js"
-import { jsonArrayAs } from "../src/Http/JsonStream.js"
+import { jsonArrayAs, utf8Joined } from "../src/Http/JsonStream.js"
 import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestServer, testServer } from "./support/TestServer.js"
 
@@ -80,6 +80,15 @@ describe("JsonStream", () => {
           expect(reply).toMatchObject({ status: 200, body: JSON.stringify({ items: ["a", "b\"\u2028", "c"] }), complete: true })
         })
     ))
+
+  it("joins texts into UTF-8 bytes as Buffer.from of the joined string does, whatever their characters", () => {
+    // ASCII, two- to four-byte characters and lone surrogates (written as U+FFFD by both), long and
+    // short texts: the buffer, sized for ASCII, has to grow for most of them
+    const text = fc.oneof(fc.string({ unit: "grapheme", maxLength: 40 }), fc.string({ unit: "binary", maxLength: 40 }), fc.string({ maxLength: 2_000 }))
+    fc.assert(fc.property(fc.constantFrom("", ",", "{\"é\":["), fc.array(text, { maxLength: 30 }), (prefix, texts) => {
+      expect(Buffer.from(utf8Joined(prefix, texts)).equals(Buffer.from(prefix + texts.join(","), "utf8"))).toBe(true)
+    }), { numRuns: 500 })
+  })
 
   it.live("answers an empty stream with an empty list", () =>
     serving(jsonArrayAs(Items, "items", Stream.empty), (url) =>

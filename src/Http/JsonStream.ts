@@ -36,11 +36,11 @@ const afterIo = Effect.async<void>((resume) => {
 })
 
 /**
- * A response whose body is `pieces` (UTF-8 text), each written as it comes. The stream runs in
+ * A response whose body is `pieces` (text, sent as UTF-8, or bytes), each written as it comes. The stream runs in
  * the handler's context, after the handler has returned.
  */
 export const streamed = <E, R>(
-  pieces: Stream.Stream<string, E, R>,
+  pieces: Stream.Stream<string | Uint8Array, E, R>,
   options: StreamedOptions
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function*() {
@@ -53,7 +53,7 @@ export const streamed = <E, R>(
         Effect.sync(() => NodeHttpServerRequest.toServerResponse(request)?.destroy())
       )
     const body = pieces.pipe(
-      Stream.mapEffect((piece) => Effect.as(afterIo, Buffer.from(piece, "utf8") as Uint8Array)),
+      Stream.mapEffect((piece) => Effect.as(afterIo, typeof piece === "string" ? Buffer.from(piece, "utf8") as Uint8Array : piece)),
       // an interruption is the client leaving (or shutdown): nothing to log, nobody to tell
       Stream.tapErrorCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : abort(cause))),
       Stream.provideContext(context)
@@ -65,6 +65,40 @@ export const streamed = <E, R>(
   })
 
 type ItemOf<T> = T extends ReadonlyArray<infer A> ? A : never
+
+const COMMA = 0x2c
+
+/**
+ * `prefix`, then `texts` separated by commas, as UTF-8 bytes written straight into one buffer.
+ * Joining a batch into one string first, as it was, made a string of some 700 KB per 1,000 guests:
+ * past V8's young generation, so only a full collection freed it, and 20 lists read at once kept
+ * V8's collector busy on a third of the CPU (bench/RESULTS.md, issue 18). The buffer is sized for
+ * ASCII and grows when a text needs more.
+ */
+export const utf8Joined = (prefix: string, texts: ReadonlyArray<string>): Uint8Array => {
+  let capacity = prefix.length + texts.length
+  for (let i = 0; i < texts.length; i++) capacity += texts[i]!.length
+  let buffer = Buffer.allocUnsafe(Math.max(capacity, 64))
+  let length = 0
+  const reserve = (text: string, extra: number) => {
+    // a UTF-16 unit is at most 3 bytes of UTF-8; only a text that may not fit is measured
+    if (length + text.length * 3 + extra <= buffer.length) return
+    const needed = length + Buffer.byteLength(text, "utf8") + extra
+    if (needed <= buffer.length) return
+    const grown = Buffer.allocUnsafe(Math.max(needed, Math.ceil(buffer.length * 1.5)))
+    buffer.copy(grown, 0, 0, length)
+    buffer = grown
+  }
+  reserve(prefix, 0)
+  length += buffer.write(prefix, length, "utf8")
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i]!
+    reserve(text, 1)
+    if (i > 0) buffer[length++] = COMMA
+    length += buffer.write(text, length, "utf8")
+  }
+  return buffer.subarray(0, length)
+}
 
 /**
  * The JSON document `{"<key>":[...]}` of `schema`, its array written batch by batch from the
@@ -82,7 +116,7 @@ export const jsonArrayAs = <S extends Schema.Schema.Any, const K extends keyof S
     Stream.make(`{${JSON.stringify(key)}:[`).pipe(
       Stream.concat(batches.pipe(
         Stream.filter((batch) => batch.length > 0),
-        Stream.mapAccum(true, (first, batch) => [false, (first ? "" : ",") + batch.join(",")])
+        Stream.mapAccum(true, (first, batch) => [false, utf8Joined(first ? "" : ",", batch)])
       )),
       Stream.concat(Stream.make("]}"))
     ),
