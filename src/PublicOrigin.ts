@@ -38,6 +38,9 @@ export class PublicOrigin extends Effect.Service<PublicOrigin>()("Convene/Public
     const routePath = (path: string): string =>
       pathPrefix !== "" && path.startsWith(`${pathPrefix}/`) ? path.slice(pathPrefix.length) : path
 
+    /** An invitation's RSVP link up to its token (none for an event without an RSVP page). */
+    const rsvpLinkPrefix = (slug: string | null) => slug === null ? null : `${url(`/rsvp/${encodeURIComponent(slug)}`)}?invite=`
+
     return {
       baseUrl: url(""),
       /** @deprecated the base URL with its prefix: use `baseUrl`, `url` or `webOrigin`. */
@@ -52,8 +55,11 @@ export class PublicOrigin extends Effect.Service<PublicOrigin>()("Convene/Public
       href,
       url,
       routePath,
-      rsvpLink: (slug: string | null, token: string | null) =>
-        slug === null || token === null ? null : `${url(`/rsvp/${encodeURIComponent(slug)}`)}?invite=${token}`
+      rsvpLinkPrefix,
+      rsvpLink: (slug: string | null, token: string | null) => {
+        const prefix = rsvpLinkPrefix(slug)
+        return prefix === null || token === null ? null : prefix + token
+      }
     } as const
   })
 }) {}

@@ -44,6 +44,11 @@ export interface Dialect {
    * for a correlated subquery's SELECT.
    */
   readonly jsonObjects: (fields: JsonFields, orderBy: string) => string
+  /**
+   * SQL text (no parameters) giving a text expression (or NULL) as a JSON string literal (`null`
+   * for NULL), as `JSON.stringify` writes it (test/guest-json.test.ts).
+   */
+  readonly jsonQuote: (expression: string) => string
   /** `column`, ordered without regard to case. */
   readonly nocase: (column: string) => Statement.Fragment
   /**
@@ -88,6 +93,12 @@ const hasTrigram = (term: string) =>
     [...word[0]].length + (word.index === 0 ? 0 : 2) + (word.index + word[0].length === term.length ? 0 : 1) >= 3
   )
 
+/** `Dialect.jsonQuote` of each engine (tested on its own against both: test/guest-json.test.ts). */
+export const jsonQuoteSql: Record<Dialect["name"], Dialect["jsonQuote"]> = {
+  sqlite: (expression) => `json_quote(${expression})`,
+  pg: (expression) => `COALESCE(to_json(${expression})::text, 'null')`
+}
+
 /** `Dialect.jsonObjects` of each engine (tested on its own against both: test/guest-json.test.ts). */
 export const jsonObjectsSql: Record<Dialect["name"], Dialect["jsonObjects"]> = {
   sqlite: (fields, orderBy) =>
@@ -109,6 +120,7 @@ const sqlite = (sql: SqlClient.SqlClient): Dialect => ({
   at: (index) => sql.literal(`j.value ->> ${index}`),
   same: (a, b) => sql`${a} IS ${b}`,
   jsonObjects: jsonObjectsSql.sqlite,
+  jsonQuote: jsonQuoteSql.sqlite,
   nocase: (column) => sql.literal(`${column} COLLATE NOCASE`),
   // migrations/0018_person_search_ngrams.ts: one token per n-gram and scope; a term of up to three
   // characters is one token, a longer one the phrase of its trigrams; `a OR b` lists both scopes'
@@ -147,6 +159,7 @@ const pg = (sql: SqlClient.SqlClient): Dialect => ({
     type === "text" ? sql.literal(`(j.value ->> ${index})`) : sql.literal(`(j.value ->> ${index})::${typeOf(type)}`),
   same: (a, b) => sql`${a} IS NOT DISTINCT FROM ${b}`,
   jsonObjects: jsonObjectsSql.pg,
+  jsonQuote: jsonQuoteSql.pg,
   // byte order of the lower-cased text, as SQLite's NOCASE, whatever the database's collation
   nocase: (column) => sql.literal(`lower(${column}) COLLATE "C"`),
   // The page: the trigram index serves LIKE when the term holds a trigram (`hasTrigram`).

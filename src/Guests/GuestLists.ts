@@ -22,18 +22,18 @@ import { customColumnsOf } from "../Events/EventJson.js"
 import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { Forbidden, InvalidRequest, NotFound } from "../Domain/Errors.js"
-import { jsonText } from "../Http/JsonText.js"
-import { guestPayments } from "../Payments/GuestPayments.js"
+import { asJsonText, jsonText } from "../Http/JsonText.js"
+import { guestPayments, noPurchase } from "../Payments/GuestPayments.js"
 import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
 import { PersonWrites } from "../Persons/PersonWrites.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { columnChanges, type GuestListChange, statusChange } from "./Changes.js"
-import { type GuestUpdate, isRsvpStatus, type NewGuest, type QuestionResponse, type RsvpStatus } from "./Domain.js"
+import { type Guest, type GuestUpdate, isRsvpStatus, type NewGuest, type QuestionResponse, type RsvpStatus } from "./Domain.js"
 import { GuestNotifications } from "./GuestNotifications.js"
 import { GuestsCsv } from "./GuestsCsv.js"
 import { type GuestPageQuery, type GuestRow, GuestsRepo } from "./GuestsRepo.js"
-import { guestsJson } from "./GuestJson.js"
+import { paymentTail, rsvpLinkOpen, sharedTail } from "./GuestJson.js"
 import { type RenderOptions, renderGuests, seesPayments } from "./GuestView.js"
 import { searchFilter, type SearchParams } from "./Search.js"
 
@@ -101,8 +101,23 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         return renderRows(rows, { event, role: caller.role, rsvpLink: origin.rsvpLink, payments: paid })
       })
     const render = renderWith(renderGuests)
-    /** The list's rows (GuestsRepo's `ofEvent`), as JSON text (GuestJson.ts). */
-    const renderJson = renderWith(guestsJson)
+
+    /**
+     * The list's guests as the database writes their JSON (GuestJson.ts), in batches; on a
+     * ticketed event, for a caller who sees payments, each batch's guests end with their own
+     * payments, read for that batch.
+     */
+    const listJson = (caller: Caller, event: EventRow) => {
+      const tail = sharedTail(caller.role, event.ticketing_enabled === 1)
+      const batches = repo.jsonOfEvent(event.id, listBatch, { linkOpen: rsvpLinkOpen(origin.rsvpLinkPrefix(event.slug)), tail: tail ?? "" })
+      return tail !== undefined
+        ? Stream.map(batches, (rows) => rows.map((row) => asJsonText<Guest>(row.json)))
+        : Stream.mapEffect(batches, (rows) =>
+          Effect.map(payments.ofPersons(event.id, rows.map((row) => row.person_id)), (found) => {
+            const paid = guestPayments(found)
+            return rows.map((row) => asJsonText<Guest>(row.json + paymentTail(paid.get(row.person_id) ?? noPurchase)))
+          }))
+    }
 
     const loadByIds = (caller: Caller, event: EventRow, guestIds: ReadonlyArray<GuestRowId>) =>
       Effect.gen(function*() {
@@ -126,9 +141,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         const found = yield* repo.search(event.id, { _tag: "PersonIds", personIds: wanted }, MAX_PERSON_IDS, 0).pipe(Effect.orDie)
         return Stream.fromEffect(Effect.map(loadByIds(caller, event, found.ids), ({ guests }) => guests.map(jsonText)))
       }
-      return direct.snapshot(
-        repo.ofEvent(event.id, listBatch).pipe(Stream.mapEffect((rows) => renderJson(caller, event, rows)))
-      )
+      return direct.snapshot(listJson(caller, event))
     })
 
     const search = Effect.fn("GuestLists.search")(function*(caller: Caller, eventId: string, params: SearchParams) {

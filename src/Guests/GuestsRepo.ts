@@ -7,6 +7,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { dialectOf, type JsonFields } from "../Db/Dialect.js"
+import { guestJsonSql } from "./GuestJson.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import { AttendanceStatus, SmsConsent } from "./Domain.js"
 import { likeContains } from "../Persons/Keys.js"
@@ -43,6 +44,19 @@ export const GuestRow = Schema.Struct({
   history: Schema.String
 })
 export type GuestRow = typeof GuestRow.Type
+
+/** A guest of the list as its JSON text (GuestJson.ts `guestJsonSql`), with its link's and person's ids. */
+export interface GuestJsonRow {
+  readonly gid: GuestRowId
+  readonly person_id: PersonRowId
+  readonly json: string
+}
+
+/** What every guest's JSON text of one answer shares (GuestJson.ts): its event's RSVP link, open, and its tail. */
+export interface ListJsonShared {
+  readonly linkOpen: string | null
+  readonly tail: string
+}
 
 export const LinkRow = Schema.Struct({
   id: rowIdColumn.guest,
@@ -188,19 +202,24 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       ["createdAt", "h.created_at"]
     ]
 
+    /** The list's tables under the aliases its queries (and `guestJsonSql`) read them by. */
+    const guestTables = `FROM event_guests g
+      JOIN persons p ON p.id = g.person_id
+      LEFT JOIN phones ph ON ph.id = (SELECT x.id FROM phones x WHERE x.person_id = g.person_id
+                                      ORDER BY x.is_preferred DESC, x.id LIMIT 1)
+      LEFT JOIN sms_consents c ON c.organization_id = p.organization_id AND c.number = ph.number
+      LEFT JOIN invites i ON i.event_guest_id = g.id`
+    /** A guest's history, its entries made of `historyFields`, as a JSON array. */
+    const historyOfGuest = (historyFields: JsonFields) =>
+      `(SELECT ${history(historyFields)} FROM rsvp_history h WHERE h.event_guest_id = g.id)`
+
     /** A guest's row, with its history's entries made of `historyFields`. */
     const selectWith = (historyFields: JsonFields) =>
       sql.literal(`SELECT g.id AS gid, g.person_id, p.public_id, p.first_name, p.last_name, p.email,
         p.company, p.position, g.rsvp_status, g.attendance_status, g.dietary_restrictions, g.rsvp_note,
         g.custom_columns, g.rsvp_question_responses, ph.number AS phone, c.consent, c.source AS consent_source,
-        i.token, g.removed_at,
-        (SELECT ${history(historyFields)} FROM rsvp_history h WHERE h.event_guest_id = g.id) AS history
-      FROM event_guests g
-      JOIN persons p ON p.id = g.person_id
-      LEFT JOIN phones ph ON ph.id = (SELECT x.id FROM phones x WHERE x.person_id = g.person_id
-                                      ORDER BY x.is_preferred DESC, x.id LIMIT 1)
-      LEFT JOIN sms_consents c ON c.organization_id = p.organization_id AND c.number = ph.number
-      LEFT JOIN invites i ON i.event_guest_id = g.id`)
+        i.token, g.removed_at, ${historyOfGuest(historyFields)} AS history
+      ${guestTables}`)
     /** With each history entry's action type too, for the webhook records. */
     const select = selectWith([
       ["status", "h.status"],
@@ -209,28 +228,28 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       ["actionType", "h.action_type"],
       ["createdAt", "h.created_at"]
     ])
-    /**
-     * With the history exactly as the API shows it (its keys in the schema's order), for the list,
-     * rendered straight to JSON (GuestJson.ts).
-     */
-    const listSelect = selectWith(apiHistory)
 
-    /** Up to `size` guests on the list (removed ones excluded) after guest `after`, in link order. */
-    const pageOfEvent = (eventId: EventRowId, after: number, size: number) =>
-      direct.rows<GuestRow>(
-        sql`${listSelect} WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND g.id > ${after} ORDER BY g.id LIMIT ${size}`
+    /** Each guest as the JSON text the list answers (GuestJson.ts), its history exactly as the API shows it. */
+    const listJson = sql.literal(`SELECT g.id AS gid, g.person_id, ${guestJsonSql(d.jsonQuote, historyOfGuest(apiHistory))} AS json
+      ${guestTables}`)
+
+    /** Up to `size` guests on the list (removed ones excluded) after guest `after`, in link order, as JSON. */
+    const jsonPageOfEvent = (eventId: EventRowId, after: number, size: number, shared: ListJsonShared) =>
+      direct.rows<GuestJsonRow>(
+        sql`${listJson} CROSS JOIN (SELECT CAST(${shared.linkOpen} AS text) AS link_open, CAST(${shared.tail} AS text) AS tail) o
+            WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND g.id > ${after} ORDER BY g.id LIMIT ${size}`
       )
 
     /**
      * Every guest on the list (removed ones excluded), in the order they were first added, as
-     * batches of up to `size`, each guest's `history` in the API's shape: keyset pages on the `(event_id, id)` index, each read when the
-     * previous one has been consumed, so a list of any length holds one batch in memory. Run it
-     * in `DirectSql.snapshot` for one consistent list.
+     * batches of up to `size` of their JSON texts (`guestJsonSql`): keyset pages on the
+     * `(event_id, id)` index, each read when the previous one has been consumed, so a list of any
+     * length holds one batch in memory. Run it in `DirectSql.snapshot` for one consistent list.
      */
-    const ofEvent = (eventId: EventRowId, size: number): Stream.Stream<ReadonlyArray<GuestRow>, SqlError> =>
+    const jsonOfEvent = (eventId: EventRowId, size: number, shared: ListJsonShared): Stream.Stream<ReadonlyArray<GuestJsonRow>, SqlError> =>
       // one row more than a batch says whether another follows: no empty last page is read
       Stream.paginateEffect(0, (after: number) =>
-        Effect.map(pageOfEvent(eventId, after, size + 1), (rows) =>
+        Effect.map(jsonPageOfEvent(eventId, after, size + 1, shared), (rows) =>
           rows.length > size
             ? [rows.slice(0, size), Option.some(rows[size - 1]!.gid)] as const
             : [rows, Option.none()] as const)
@@ -529,7 +548,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
             RETURNING 1`)
 
     return {
-      ofEvent,
+      jsonOfEvent,
       exportOfEvent,
       linksOfPersons,
       guestIdsByEmailKeys,
