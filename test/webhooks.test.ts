@@ -328,6 +328,52 @@ layer(testServer({ ...fast, WEBHOOK_CONCURRENCY: "4", WEBHOOK_TIMEOUT: "5 second
       // the slow receiver holds one slot of four, not all
       expect(slow.received.length).toBe(1)
     }))
+
+  it.scoped("keeps a slow receiver's backlog, however old, from holding up another organization's deliveries", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const slow = yield* receiver
+      const quick = yield* receiver
+      slow.answer = () => "hang"
+      const busy = yield* server.organization("wh-backlog")
+      yield* register(busy.token, slow.url(), "Event")
+      const event = yield* createEvent(server, {}, busy.token)
+      // more due deliveries than a look for due ones reads (4 per free slot), all older than the other's
+      for (let i = 0; i < 60; i++) yield* server.request("PATCH", `/event/${event.eventId}`, { token: busy.token, body: { name: `Busy ${i}` } })
+      yield* slow.next()
+      const other = yield* server.organization("wh-backlog-other")
+      yield* register(other.token, quick.url(), "Event")
+      const otherEvent = yield* createEvent(server, {}, other.token)
+      const sent = Date.now()
+      yield* server.request("PATCH", `/event/${otherEvent.eventId}`, { token: other.token, body: { name: "Quick" } })
+      const arrived = yield* quick.next(10_000)
+      expect(arrived.json.data.name).toBe("Quick")
+      expect(arrived.at - sent).toBeLessThan(1_500)
+    }), 30_000)
+
+  it.scoped("keeps one organization's slow receivers to half of the pool", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const quick = yield* receiver
+      const busy = yield* server.organization("wh-greedy")
+      // four registrations: each within its own quarter, together all eight slots
+      const slows = [yield* receiver, yield* receiver, yield* receiver, yield* receiver]
+      for (const slow of slows) {
+        slow.answer = () => "hang"
+        yield* register(busy.token, slow.url(), "Event")
+      }
+      const event = yield* createEvent(server, {}, busy.token)
+      for (let i = 0; i < 15; i++) yield* server.request("PATCH", `/event/${event.eventId}`, { token: busy.token, body: { name: `Busy ${i}` } })
+      for (const slow of slows) yield* slow.next()
+      const other = yield* server.organization("wh-greedy-other")
+      yield* register(other.token, quick.url(), "Event")
+      const otherEvent = yield* createEvent(server, {}, other.token)
+      const sent = Date.now()
+      yield* server.request("PATCH", `/event/${otherEvent.eventId}`, { token: other.token, body: { name: "Quick" } })
+      const arrived = yield* quick.next(10_000)
+      expect(arrived.json.data.name).toBe("Quick")
+      expect(arrived.at - sent).toBeLessThan(1_500)
+    }), 30_000)
 })
 
 layer(testServer({ ...fast, WEBHOOK_PAYLOAD_VARIANT: "envelopes" }), { excludeTestServices: true })("webhooks (envelopes variant)", (it) => {

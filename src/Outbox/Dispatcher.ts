@@ -17,10 +17,12 @@
  * + `LEASE_MARGIN` at the latest.
  *
  * Fairness: one destination (a webhook registration, the SMTP server) holds at most a quarter of
- * the slots, so a slow or dead receiver cannot starve the others; and each channel's due deliveries
- * are looked up on their own, so a backlog of one channel held back by its cap never hides the
- * other channel's. On shutdown, attempts in flight finish within the grace period or are released,
- * uncounted, to be attempted again.
+ * the slots, and one organization at most half, so that neither a slow or dead receiver nor one
+ * organization's many receivers can starve the others. A look for due deliveries leaves out those
+ * whose destination or organization is at its share, so that their backlog, however old, never
+ * hides anyone else's; and each channel's due deliveries are looked up on their own. On shutdown,
+ * attempts in flight finish within the grace period or are released, uncounted, to be attempted
+ * again.
  *
  * Memory: a large delivery (a message over `LARGE_PAYLOAD_BYTES`, such as the GuestList
  * notification of a big guest-list import) is attempted only when no other large one is in flight,
@@ -46,9 +48,9 @@ import { Mailer } from "../Email/Mailer.js"
 import { webhookChannel } from "../Webhooks/WebhookChannel.js"
 import { WebhooksRepo } from "../Webhooks/WebhooksRepo.js"
 import { EmailsRepo } from "../Email/EmailsRepo.js"
-import { perDestination } from "./Fairness.js"
+import { perDestination, perOrganization } from "./Fairness.js"
 import { Readiness } from "../Ops/Readiness.js"
-import { type DeliveryChannel, type DueDelivery, LEASE_SLOTS, OutboxRepo } from "./OutboxRepo.js"
+import { type AtTheirShare, type DeliveryChannel, type DueDelivery, LEASE_SLOTS, OutboxRepo } from "./OutboxRepo.js"
 import { OutboxWakeups } from "./Wakeups.js"
 
 /** How long a claim lasts beyond the attempt's own timeout. */
@@ -92,9 +94,14 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
     const byName = new Map(channels.map((c) => [c.name, c]))
     const slots = webhooks.concurrency
     const share = perDestination(slots)
+    const organizationShare = perOrganization(slots)
     const lease = Duration.toMillis(webhooks.timeout) + Duration.toMillis(LEASE_MARGIN)
     /** Attempts in flight per destination. */
     const inFlight = yield* Ref.make(HashMap.empty<string, number>())
+    /** Attempts in flight per organization. */
+    const inFlightByOrganization = yield* Ref.make(HashMap.empty<number, number>())
+    /** The webhook registration of each destination with attempts in flight. */
+    const webhookOf = new Map<string, number>()
     /** Large attempts in flight. */
     const largeInFlight = yield* Ref.make(0)
     const work = yield* Queue.bounded<Claimed>(slots)
@@ -121,11 +128,20 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
     let lastSweep = 0
 
     const countOf = (map: HashMap.HashMap<string, number>) => HashMap.reduce(map, 0, (sum, n) => sum + n)
-    const adjust = (destination: string, by: number) =>
-      Ref.update(inFlight, (map) => {
-        const next = Option.getOrElse(HashMap.get(map, destination), () => 0) + by
-        return next <= 0 ? HashMap.remove(map, destination) : HashMap.set(map, destination, next)
-      })
+    const adjusted = <K>(map: HashMap.HashMap<K, number>, key: K, by: number) => {
+      const next = Option.getOrElse(HashMap.get(map, key), () => 0) + by
+      return next <= 0 ? HashMap.remove(map, key) : HashMap.set(map, key, next)
+    }
+    /** Counts an attempt of `item` in (1) or out (-1) of its destination's and its organization's. */
+    const adjust = (item: DueDelivery, by: number) =>
+      Effect.zipRight(
+        Effect.flatMap(Ref.updateAndGet(inFlight, (map) => adjusted(map, item.destination, by)), (map) =>
+          Effect.sync(() => {
+            if (!HashMap.has(map, item.destination)) webhookOf.delete(item.destination)
+            else if (item.webhookId !== null) webhookOf.set(item.destination, item.webhookId)
+          })),
+        Ref.update(inFlightByOrganization, (map) => adjusted(map, item.organizationId, by))
+      )
 
     const deliver = (item: Claimed) =>
       Effect.suspend(() => byName.get(item.channel)!.deliver(item.id, item.lease)).pipe(
@@ -142,11 +158,24 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
       Effect.flatMap(Queue.take(work), (item) =>
         deliver(item).pipe(
           Effect.ensuring(Effect.zipRight(
-            Effect.zipRight(adjust(item.destination, -1), item.large ? Ref.update(largeInFlight, (n) => n - 1) : Effect.void),
+            Effect.zipRight(adjust(item, -1), item.large ? Ref.update(largeInFlight, (n) => n - 1) : Effect.void),
             wakeups.wake
           ))
         ))
     )
+
+    /** What is at its share of the attempts in flight, to be left out of the next look (OutboxRepo.AtTheirShare). */
+    const atTheirShare = (destinations: ReadonlyMap<string, number>, organizations: ReadonlyMap<number, number>): AtTheirShare => {
+      const full = [...destinations].filter(([, used]) => used >= share).map(([destination]) => destination)
+      return {
+        webhookIds: full.flatMap((destination) => {
+          const id = webhookOf.get(destination)
+          return id === undefined ? [] : [id]
+        }),
+        organizationIds: [...organizations].filter(([, used]) => used >= organizationShare).map(([id]) => id),
+        channels: channels.map((c) => c.name).filter((name) => full.includes(name))
+      }
+    }
 
     /**
      * Claims what is due and fits the free slots; returns how long to wait before looking again:
@@ -174,22 +203,29 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
       const free = slots - countOf(busy)
       if (free <= 0) return IDLE_POLL
       const perDestinationUsed = new Map(HashMap.toEntries(busy))
+      const perOrganizationUsed = new Map(HashMap.toEntries(yield* Ref.get(inFlightByOrganization)))
       let largeFree = LARGE_LANE - (yield* Ref.get(largeInFlight))
       const laneFree = largeFree > 0
+      // what is at its share already is not looked for
+      const skip = atTheirShare(perDestinationUsed, perOrganizationUsed)
       // each channel's own oldest due deliveries (large ones only while the large lane is free),
       // then all of them oldest first
-      const candidates = (yield* Effect.forEach(channels, (c) => repo.due(c.name, now, free * 4, laneFree))).flat()
-        .sort((a, b) => a.dueAt - b.dueAt || a.id - b.id)
+      const candidates = (yield* Effect.forEach(
+        channels.filter((c) => !skip.channels.includes(c.name)),
+        (c) => repo.due(c.name, now, free * 4, laneFree, skip)
+      )).flat().sort((a, b) => a.dueAt - b.dueAt || a.id - b.id)
       const chosen: Array<DueDelivery> = []
       for (const candidate of candidates) {
         if (chosen.length === free) break
         const used = perDestinationUsed.get(candidate.destination) ?? 0
-        if (used >= share) continue
+        const organizationUsed = perOrganizationUsed.get(candidate.organizationId) ?? 0
+        if (used >= share || organizationUsed >= organizationShare) continue
         if (candidate.large) {
           if (largeFree <= 0) continue
           largeFree--
         }
         perDestinationUsed.set(candidate.destination, used + 1)
+        perOrganizationUsed.set(candidate.organizationId, organizationUsed + 1)
         chosen.push(candidate)
       }
       if (chosen.length > 0) {
@@ -199,17 +235,18 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
         const claimed = yield* repo.claim(chosen.map((c) => c.id), now, until)
         for (const c of chosen) {
           if (!claimed.has(c.id)) continue
-          yield* adjust(c.destination, 1)
+          yield* adjust(c, 1)
           if (c.large) yield* Ref.update(largeInFlight, (n) => n + 1)
           yield* Queue.offer(work, { ...c, lease: until })
         }
         return Duration.zero
       }
-      // due deliveries held back by their destination's share or the large lane wait for a slot to free up
+      // due deliveries held back by their destination's or organization's share or the large lane
+      // wait for a slot to free up (an attempt's end wakes the claimer)
       if (candidates.length > 0) return IDLE_POLL
-      // while the large lane is busy, the large deliveries waiting for it are not due yet (its
-      // attempt's end wakes the claimer)
-      const next = yield* repo.nextDue(now, laneFree)
+      // nor are those left out of the look, and while the large lane is busy, the large deliveries
+      // waiting for it: none of them is due yet
+      const next = yield* repo.nextDue(now, laneFree, skip)
       return next === null ? IDLE_POLL : Duration.min(IDLE_POLL, Duration.millis(Math.max(1, next - now)))
     }).pipe(
       Effect.catchAllCause((cause) => Effect.as(Effect.logError("Outbox claimer failed; retrying", cause), IDLE_POLL))

@@ -50,13 +50,31 @@ export interface LeaseSlot {
   readonly held: Effect.Effect<boolean>
 }
 
-/** A due delivery: which, by which channel, to which destination (the unit of the fairness caps), and whether it is large. */
+/**
+ * A due delivery: which, by which channel, to which destination and for which organization (the
+ * units of the fairness caps), and whether it is large.
+ */
 export interface DueDelivery {
   readonly id: number
   readonly channel: DeliveryChannel
   readonly destination: string
+  /** The webhook registration it goes to (null for an email: its destination is the SMTP server). */
+  readonly webhookId: number | null
+  readonly organizationId: number
   readonly dueAt: number
   readonly large: boolean
+}
+
+/**
+ * Deliveries a look for due ones leaves out: those whose destination or organization already has
+ * its share of the attempts in flight (Outbox/Fairness.ts). Left in the query, a backlog of theirs
+ * (a slow receiver's, the oldest due) would fill every look and hide everyone else's.
+ */
+export interface AtTheirShare {
+  readonly webhookIds: ReadonlyArray<number>
+  readonly organizationIds: ReadonlyArray<number>
+  /** Channels whose one destination is at its share (email: the SMTP server). */
+  readonly channels: ReadonlyArray<DeliveryChannel>
 }
 
 export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo", {
@@ -102,18 +120,26 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
           FROM ${d.rows(batch.rows)} ${joinMessages} webhook_messages m ON m.public_id = ${d.at(1)}
           ORDER BY j.key`)
 
+    /** The condition that leaves out the deliveries `skip` names (`1=1` when it names none). */
+    const notAtTheirShare = (skip: AtTheirShare) =>
+      sql.and([
+        ...(skip.webhookIds.length === 0 ? [] : [sql`(d.webhook_id IS NULL OR d.webhook_id NOT IN ${sql.in(skip.webhookIds)})`]),
+        ...(skip.organizationIds.length === 0 ? [] : [sql`d.organization_id NOT IN ${sql.in(skip.organizationIds)}`]),
+        ...(skip.channels.length === 0 ? [] : [sql`d.channel NOT IN ${sql.in(skip.channels)}`])
+      ])
+
     /**
-     * A channel's due deliveries not claimed by an attempt in progress, oldest due first; with
-     * `large` false, large ones are left out (their size is read from the record's header, not
-     * from the body).
+     * A channel's due deliveries not claimed by an attempt in progress, oldest due first, but for
+     * those `skip` leaves out; with `large` false, large ones are left out (their size is read from
+     * the record's header, not from the body).
      */
-    const due = (channel: DeliveryChannel, now: number, limit: number, large: boolean) =>
+    const due = (channel: DeliveryChannel, now: number, limit: number, large: boolean, skip: AtTheirShare) =>
       Effect.map(
-        direct.rows<{ id: number; webhook_id: number | null; next_attempt_at: number; bytes: number | null }>(
-          sql`SELECT d.id, d.webhook_id, d.next_attempt_at, coalesce(m.payload_bytes, octet_length(m.payload)) AS bytes
+        direct.rows<{ id: number; webhook_id: number | null; organization_id: number; next_attempt_at: number; bytes: number | null }>(
+          sql`SELECT d.id, d.webhook_id, d.organization_id, d.next_attempt_at, coalesce(m.payload_bytes, octet_length(m.payload)) AS bytes
               FROM outbox_deliveries d LEFT JOIN webhook_messages m ON m.id = d.message_id
               WHERE d.channel = ${channel} AND d.status = 'pending' AND d.next_attempt_at <= ${now}
-                AND (d.claimed_until IS NULL OR d.claimed_until < ${now})
+                AND (d.claimed_until IS NULL OR d.claimed_until < ${now}) AND ${notAtTheirShare(skip)}
                 ${large ? sql.literal("") : sql`AND coalesce(m.payload_bytes, octet_length(m.payload), 0) <= ${LARGE_PAYLOAD_BYTES}`}
               ORDER BY d.next_attempt_at, d.id LIMIT ${limit}`
         ),
@@ -122,24 +148,23 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
             id: r.id,
             channel,
             destination: r.webhook_id === null ? channel : `${channel}:${r.webhook_id}`,
+            webhookId: r.webhook_id,
+            organizationId: r.organization_id,
             dueAt: r.next_attempt_at,
             large: (r.bytes ?? 0) > LARGE_PAYLOAD_BYTES
           }))
       )
 
     /**
-     * When the next delivery of any channel not claimed by an attempt in progress is due; with
-     * `large` false, large ones left out.
+     * When the next delivery of any channel not claimed by an attempt in progress is due, but for
+     * those `skip` leaves out; with `large` false, large ones left out.
      */
-    const nextDue = (now: number, large: boolean) =>
+    const nextDue = (now: number, large: boolean, skip: AtTheirShare) =>
       Effect.map(
         direct.first<{ at: number | null }>(
-          large
-            ? sql`SELECT min(next_attempt_at) AS at FROM outbox_deliveries
-                WHERE status = 'pending' AND (claimed_until IS NULL OR claimed_until < ${now})`
-            : sql`SELECT min(d.next_attempt_at) AS at FROM outbox_deliveries d LEFT JOIN webhook_messages m ON m.id = d.message_id
-                WHERE d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < ${now})
-                  AND coalesce(m.payload_bytes, octet_length(m.payload), 0) <= ${LARGE_PAYLOAD_BYTES}`
+          sql`SELECT min(d.next_attempt_at) AS at FROM outbox_deliveries d LEFT JOIN webhook_messages m ON m.id = d.message_id
+              WHERE d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < ${now}) AND ${notAtTheirShare(skip)}
+                ${large ? sql.literal("") : sql`AND coalesce(m.payload_bytes, octet_length(m.payload), 0) <= ${LARGE_PAYLOAD_BYTES}`}`
         ),
         (row) => row?.at ?? null
       )
