@@ -34,12 +34,12 @@ import { GuestNotifications } from "./GuestNotifications.js"
 import { GuestsCsv } from "./GuestsCsv.js"
 import { type GuestPageQuery, type GuestRow, GuestsRepo } from "./GuestsRepo.js"
 import { paymentTail, rsvpLinkOpen, sharedTail } from "./GuestJson.js"
-import { type RenderOptions, renderGuests, seesPayments } from "./GuestView.js"
+import { renderGuests, seesPayments } from "./GuestView.js"
 import { searchFilter, type SearchParams } from "./Search.js"
 
 /**
  * Guests per batch of a whole list: a list of a thousand takes a handful of statements, and one
- * batch's rows, guest objects and JSON (about 1 MB) stay far below the heap whatever the list's size.
+ * batch's JSON texts (about 700 KB) stay far below the heap whatever the list's size.
  * On PostgreSQL, half as many: there the first whole read of a 40,000-guest list peaked 12-18 MB
  * of live heap above SQLite's with batches of 1,000, past test/large-answers.test.ts's 64 MB heap
  * (measured, cause not pinned down: the driver's reads are asynchronous where SQLite's are not);
@@ -93,14 +93,12 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
      * Renders rows of one event for the caller; payments are loaded only when they will be shown,
      * and only those of these rows' guests.
      */
-    const renderWith = <A>(renderRows: (rows: ReadonlyArray<GuestRow>, options: RenderOptions) => A) =>
-    (caller: Caller, event: EventRow, rows: ReadonlyArray<GuestRow>) =>
+    const render = (caller: Caller, event: EventRow, rows: ReadonlyArray<GuestRow>) =>
       Effect.gen(function*() {
         const wantsPayments = event.ticketing_enabled === 1 && seesPayments(caller.role) && rows.length > 0
         const paid = wantsPayments ? guestPayments(yield* payments.ofPersons(event.id, rows.map((r) => r.person_id))) : undefined
-        return renderRows(rows, { event, role: caller.role, rsvpLink: origin.rsvpLink, payments: paid })
+        return renderGuests(rows, { event, role: caller.role, rsvpLink: origin.rsvpLink, payments: paid })
       })
-    const render = renderWith(renderGuests)
 
     /**
      * The list's guests as the database writes their JSON (GuestJson.ts), in batches; on a
