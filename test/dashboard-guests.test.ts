@@ -221,6 +221,33 @@ layer(testServer({ WEBHOOK_RETRY_SCHEDULE: "100ms", WEBHOOK_TIMEOUT: "2 seconds"
         expect((yield* guestsOf(server, org.token, event.eventId))[2]!.attendanceStatus).toBeNull()
       }))
 
+    it.effect("says why a guest with a full RSVP history keeps its status, from its page and from a selection", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const org = yield* organization("guests-history-full", ["Team Member"])
+        const [member] = org.members
+        const event = yield* createEvent(server, {}, org.token)
+        const [guest] = yield* addGuests(server, org.token, event.eventId, [{ firstName: "Full", lastName: "History", email: `full.${next()}@example.com` }])
+        const path = `/event/${event.eventId}/guestlist`
+        // Invited, then 999 more: 1,000, the most a guest keeps
+        for (const n of [500, 499]) {
+          const items = Array.from({ length: n }, (_, i) => ({ personId: guest!.personId, rsvpStatus: i % 2 === 0 ? "Accepted" : "Maybe" }))
+          expectStatus(yield* server.request("PUT", path, { token: org.token, body: { guests: items } }), 200)
+        }
+        const list = `/app/events/${event.eventId}/guests`
+        const full = "Full History has 1,000 RSVP history entries already, the most a guest keeps. Nothing was changed."
+        const own = yield* member.browser.post(`${list}/${guest!.personId}/rsvp`, [["rsvpStatus", "Declined"]])
+        expect(own.status).toBe(303)
+        expect(textOf((yield* member.browser.get(own.location!)).html)).toContain(full)
+        const bulk = yield* member.browser.post(`${list}/bulk`, [["action", "rsvp:Declined"], ["personId", guest!.personId]])
+        expect(textOf((yield* member.browser.get(bulk.location!)).html)).toContain(
+          "One of the selected guests has 1,000 RSVP history entries already, the most a guest keeps. Nothing was changed."
+        )
+        const after = (yield* guestsOf(server, org.token, event.eventId))[0]!
+        expect(after.rsvpStatus).toBe("Accepted")
+        expect(after.rsvpStatusHistory).toHaveLength(1_000)
+      }))
+
     it.scoped("changes the RSVP status of a selection: one history entry per guest, the API's notifications", () =>
       Effect.gen(function*() {
         const server = yield* TestServer

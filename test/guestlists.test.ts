@@ -203,6 +203,72 @@ layer(testServer(), { excludeTestServices: true })("guest lists", (it) => {
         expect(guest.rsvpStatus).toBe("Invited")
         expect(guest.rsvpStatusHistory).toHaveLength(1)
       }))
+
+    it.effect("keeps at most 1,000 RSVP history entries a guest: a write past them is refused whole, on every path", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const slug = `history-cap-${process.pid}`
+        const event = yield* createEvent(server, { primarySlug: slug })
+        const email = uniqueEmail("history")
+        const full = yield* createPerson(server, { email })
+        const other = yield* createPerson(server)
+        const path = `/event/${event.eventId}/guestlist`
+        expectStatus(yield* server.request("POST", path, { body: { guests: [{ personId: full }, { personId: other }] } }), 200)
+        const statuses = ["Accepted", "Declined", "Maybe"]
+        const items = (n: number) => Array.from({ length: n }, (_, i) => ({ personId: full, rsvpStatus: statuses[i % 3] }))
+        // Invited, then 500 and 499 more: 1,000
+        expectStatus(yield* server.request("PUT", path, { body: { guests: items(500) } }), 200)
+        expectStatus(yield* server.request("PUT", path, { body: { guests: items(499) } }), 200)
+        const guestOf = (personId: string) =>
+          Effect.map(server.request("GET", `${path}/search?personIds=${personId}`), (reply) => expectStatus(reply, 200).body.guests[0])
+        const before = yield* guestOf(full)
+        expect(before.rsvpStatusHistory).toHaveLength(1_000)
+        // the API: one more is a 409 that names the item, and the batch changes nothing, the other guest included
+        const refused = expectError(
+          yield* server.request("PUT", path, { body: { guests: [{ personId: other, rsvpStatus: "Accepted" }, { personId: full, rsvpStatus: "Declined" }] } }),
+          409,
+          "conflict"
+        )
+        expect(refused.body.message).toBe("guests.1: this guest holds 1,000 RSVP history entries already, the most a guest keeps")
+        expect(yield* guestOf(full)).toEqual(before)
+        expect((yield* guestOf(other)).rsvpStatusHistory).toHaveLength(1)
+        // a change without a status still goes through
+        expectStatus(yield* server.request("PUT", path, { body: { guests: [{ personId: full, attendanceStatus: "Attended" }] } }), 200)
+        // put back on the list after a removal: its `Invited` entry would be the 1,001st
+        expectStatus(yield* server.request("DELETE", path, { body: { guests: [{ personId: full }] } }), 200)
+        expectError(yield* server.request("POST", path, { body: { guests: [{ personId: full }] } }), 409, "conflict")
+        // a CSV import: the row is refused, and with it the file
+        const imported = yield* server.request("POST", `${path}/import`, {
+          headers: { "content-type": "text/csv" },
+          rawBody: `email,rsvpStatus\r\n${email},Accepted\r\n`
+        })
+        expect(imported.status).toBe(422)
+        expect(imported.body.errors).toEqual([{ row: 1, column: "rsvpStatus", message: "this guest holds 1,000 RSVP history entries already, the most a guest keeps" }])
+        // the RSVP page, for a guest of another event with a full history: the guest sees why, nothing is saved
+        const second = yield* createEvent(server, { primarySlug: `${slug}-2` })
+        const secondPath = `/event/${second.eventId}/guestlist`
+        expectStatus(yield* server.request("POST", secondPath, { body: { guests: [{ personId: other }] } }), 200)
+        expectStatus(yield* server.request("PUT", secondPath, { body: { guests: items(500).map((item) => ({ ...item, personId: other })) } }), 200)
+        expectStatus(yield* server.request("PUT", secondPath, { body: { guests: items(499).map((item) => ({ ...item, personId: other })) } }), 200)
+        const link = (yield* server.request("GET", `${secondPath}/search?personIds=${other}&generateRsvpLinks=true`)).body.guests[0].rsvpLink as string
+        const { pathname, search } = new URL(link)
+        const page = yield* Effect.promise(() => fetch(server.url + pathname + search))
+        const cookie = page.headers.get("set-cookie")!.split(";")[0]!
+        const csrf = /name="csrf" value="([^"]+)"/.exec(yield* Effect.promise(() => page.text()))![1]!
+        const answered = yield* Effect.promise(() =>
+          fetch(server.url + pathname + search, {
+            method: "POST",
+            redirect: "manual",
+            headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: "https://convene.test" },
+            body: `rsvpStatus=Declined&csrf=${csrf}`
+          })
+        )
+        expect(answered.status).toBe(409)
+        expect(yield* Effect.promise(() => answered.text())).toContain("This invitation has been answered too many times")
+        const otherGuest = (yield* server.request("GET", `${secondPath}/search?personIds=${other}`)).body.guests[0]
+        expect(otherGuest.rsvpStatusHistory).toHaveLength(1_000)
+        expect(otherGuest.rsvpStatus).toBe("Accepted")
+      }), 60_000)
   })
 
   describe("DELETE /event/:id/guestlist", () => {

@@ -41,6 +41,17 @@ export type ColumnValue = typeof ColumnValue.Type
  */
 export const COLUMN_TEXT_MAX = 2_000
 
+/**
+ * The most RSVP history entries one guest keeps. Every status given appends one, and every read,
+ * export and notification of the guest carries all of them: without a bound, one caller could grow
+ * a guest's history (500 entries a request) until reading it took the server's memory. A real
+ * guest changes their answer a handful of times; a write that would pass the bound is refused.
+ */
+export const MAX_HISTORY_ENTRIES = 1_000
+
+/** Why a write that would add to a full history is refused. */
+export const HISTORY_FULL = `holds ${MAX_HISTORY_ENTRIES.toLocaleString("en-US")} RSVP history entries already, the most a guest keeps`
+
 /** A custom column's value as a request sets it. */
 const ColumnValueInput = Schema.Union(
   BoundedString(COLUMN_TEXT_MAX),

@@ -19,7 +19,7 @@ import { RowErrors } from "../Csv/ImportReport.js"
 import { emptyKeyed, parseKeyed } from "../Domain/Keyed.js"
 import type { PersonRowId } from "../Domain/RowIds.js"
 import { importedColumns, type MatchRow } from "../Persons/PersonBatches.js"
-import { type ColumnValue, isColumnValues } from "./Domain.js"
+import { type ColumnValue, HISTORY_FULL, isColumnValues, MAX_HISTORY_ENTRIES } from "./Domain.js"
 import { cellOfValue, type GuestInput } from "./GuestsCsvColumns.js"
 import type { GuestValues, ImportLinkRow } from "./GuestsRepo.js"
 
@@ -133,12 +133,13 @@ const fillPerson = (
  * Plans valid rows one by one, in file order (`add`), given the active contacts their emails
  * matched (by email key) and the guest links of those contacts on the event (by person id);
  * `plan` answers the result. `nameColumns` name the columns for the errors of rows that cannot
- * create a contact. Nothing of a row is kept but what the plan needs.
+ * create a contact, `rsvpStatus` and `email` those of a row that would add to a full RSVP history
+ * (Domain.ts `MAX_HISTORY_ENTRIES`). Nothing of a row is kept but what the plan needs.
  */
 export const guestPlanner = (
   matches: ReadonlyMap<string, MatchRow>,
   links: ReadonlyMap<PersonRowId, ImportLinkRow>,
-  nameColumns: { readonly firstName: string; readonly lastName: string }
+  nameColumns: { readonly firstName: string; readonly lastName: string; readonly rsvpStatus: string; readonly email: string }
 ) => {
   const errors = new RowErrors()
   const creates: Array<PlannedPerson> = []
@@ -211,6 +212,16 @@ export const guestPlanner = (
       const stored = "match" in person ? person.match : undefined
       personChanged = fillPerson(person, input, stored)
       if (personChanged && "match" in person) fills.add(person)
+    }
+    // the history entries the guest would have with this row's: one `Invited` when it is put (back)
+    // on the list, one per status given; a row that would pass the most a guest keeps is refused
+    if (adds || input.rsvpStatus !== undefined) {
+      const entries = (guest.link?.history_entries ?? 0) + (guest.mode === "listed" ? 0 : 1) + guest.history.length +
+        (input.rsvpStatus === undefined ? 0 : 1)
+      if (entries > MAX_HISTORY_ENTRIES) {
+        errors.add(input.row, input.rsvpStatus === undefined ? nameColumns.email : nameColumns.rsvpStatus, `this guest ${HISTORY_FULL}`)
+        return
+      }
     }
     const values = applyRow(guest.values, input)
     const valuesChanged = !sameValues(values, guest.values)

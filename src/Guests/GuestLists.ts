@@ -21,7 +21,7 @@ import { nowIso } from "../Domain/Time.js"
 import { customColumnsOf } from "../Events/EventJson.js"
 import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
-import { Forbidden, InvalidRequest, NotFound } from "../Domain/Errors.js"
+import { Conflict, Forbidden, InvalidRequest, NotFound } from "../Domain/Errors.js"
 import { asJsonText, jsonText } from "../Http/JsonText.js"
 import { guestPayments, noPurchase } from "../Payments/GuestPayments.js"
 import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
@@ -29,7 +29,16 @@ import { PersonWrites } from "../Persons/PersonWrites.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { columnChanges, type GuestListChange, statusChange } from "./Changes.js"
-import { type Guest, type GuestUpdate, isRsvpStatus, type NewGuest, type QuestionResponse, type RsvpStatus } from "./Domain.js"
+import {
+  type Guest,
+  type GuestUpdate,
+  HISTORY_FULL,
+  isRsvpStatus,
+  MAX_HISTORY_ENTRIES,
+  type NewGuest,
+  type QuestionResponse,
+  type RsvpStatus
+} from "./Domain.js"
 import { GuestNotifications } from "./GuestNotifications.js"
 import { GuestsCsv } from "./GuestsCsv.js"
 import { type GuestPageQuery, type GuestRow, GuestsRepo } from "./GuestsRepo.js"
@@ -217,6 +226,10 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           }
           // phoneNumber, company and position fill blanks only; existing values are never overwritten
           if (yield* personWrites.fillBlanks(personId, { company, position, phone }, at)) filled.add(publicId)
+          // a guest back on the list gets an `Invited` entry: not past a full history
+          if (Option.isSome(link) && link.value.history_entries >= MAX_HISTORY_ENTRIES) {
+            return yield* new Conflict({ message: `guests.${i}: this guest ${HISTORY_FULL}` })
+          }
           let guestId: GuestRowId
           if (Option.isNone(link)) {
             guestId = yield* repo.insertLink(event.id, personId, at)
@@ -270,12 +283,17 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         const before = new Map([...links.values()].map((l) => [l.id, l]))
         const guestIds: Array<GuestRowId> = []
         const affected = new Set<GuestRowId>()
-        for (const item of items) {
+        /** History entries per guest, those of this batch included. */
+        const entries = new Map([...links.values()].map((l) => [l.id, l.history_entries]))
+        for (const [i, item] of items.entries()) {
           const link = state.get(links.get(item.personId)!.id)!
           const changes = columnChanges(item, link)
           const differs = Object.entries(changes).some(([column, value]) => link[column as keyof typeof link] !== value)
-          // every RSVP update is recorded, even when the status is unchanged
+          // every RSVP update is recorded, even when the status is unchanged, up to a full history
           if (item.rsvpStatus !== undefined) {
+            const before = entries.get(link.id)!
+            if (before >= MAX_HISTORY_ENTRIES) return yield* new Conflict({ message: `guests.${i}: this guest ${HISTORY_FULL}` })
+            entries.set(link.id, before + 1)
             yield* repo.addHistory({
               guestId: link.id,
               status: item.rsvpStatus,
@@ -421,13 +439,15 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
      */
     const recordAnswer = (guestId: GuestRowId, personId: string, answer: RsvpAnswer, at: string) =>
       Effect.zipRight(
-        repo.update(guestId, {
+        Effect.flatMap(repo.historyEntriesOf(guestId), (n) =>
+          n >= MAX_HISTORY_ENTRIES ? Effect.fail(new Conflict({ message: `This guest ${HISTORY_FULL}` })) : Effect.void),
+        Effect.zipRight(repo.update(guestId, {
           rsvp_status: answer.rsvpStatus,
           rsvp_question_responses: JSON.stringify(answer.responses),
           dietary_restrictions: answer.dietaryRestrictions.length === 0 ? null : JSON.stringify(answer.dietaryRestrictions),
           rsvp_note: trimToNull(answer.note)
         }, at),
-        repo.addHistory({ guestId, status: answer.rsvpStatus, actorType: "eventPerson", actorId: personId, actionType: "updated", at })
+        repo.addHistory({ guestId, status: answer.rsvpStatus, actorType: "eventPerson", actorId: personId, actionType: "updated", at }))
       )
 
     return {

@@ -358,7 +358,12 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
           if (input !== undefined) inputs.push(input)
         })
         const { links, matches } = yield* matchRows(caller.organizationId, event.id, inputs)
-        const planner = guestPlanner(matches, links, { firstName: table.headerOf("firstName"), lastName: table.headerOf("lastName") })
+        const planner = guestPlanner(matches, links, {
+          firstName: table.headerOf("firstName"),
+          lastName: table.headerOf("lastName"),
+          rsvpStatus: table.headerOf("rsvpStatus"),
+          email: table.headerOf("email")
+        })
         yield* forEachSlice(inputs, PLAN_SLICE, (input) => planner.add(input))
         return { table, plan: planner.plan() }
       })

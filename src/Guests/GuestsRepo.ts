@@ -66,7 +66,9 @@ export const LinkRow = Schema.Struct({
   dietary_restrictions: text,
   rsvp_note: text,
   custom_columns: text,
-  removed_at: text
+  removed_at: text,
+  /** Its RSVP history's entries (Domain.ts `MAX_HISTORY_ENTRIES`). */
+  history_entries: Schema.Number
 })
 export type LinkRow = typeof LinkRow.Type
 
@@ -118,6 +120,8 @@ export interface ImportLinkRow extends GuestValues {
   readonly id: GuestRowId
   readonly person_id: PersonRowId
   readonly removed_at: string | null
+  /** Its RSVP history's entries (Domain.ts `MAX_HISTORY_ENTRIES`). */
+  readonly history_entries: number
 }
 
 /** Rows of one set-based statement of an import, serialized ahead as the JSON array `json_each` reads. */
@@ -325,11 +329,15 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
             WHERE event_id = ${eventId} AND removed_at IS NULL GROUP BY rsvp_status`
       )
 
+    /** A link's history entries, counted on the `(event_guest_id, …)` index (`g` the link). */
+    const historyEntries = sql.literal("(SELECT count(*) FROM rsvp_history h WHERE h.event_guest_id = g.id) AS history_entries")
+
     const link = ({ eventId, personId }: { eventId: EventRowId; personId: PersonRowId }) =>
       Effect.map(
         direct.first<LinkRow>(
-          sql`SELECT id, person_id, rsvp_status, attendance_status, dietary_restrictions, rsvp_note, custom_columns, removed_at
-              FROM event_guests WHERE event_id = ${eventId} AND person_id = ${personId}`
+          sql`SELECT g.id, g.person_id, g.rsvp_status, g.attendance_status, g.dietary_restrictions, g.rsvp_note, g.custom_columns,
+                g.removed_at, ${historyEntries}
+              FROM event_guests g WHERE g.event_id = ${eventId} AND g.person_id = ${personId}`
         ),
         Option.fromNullable
       )
@@ -342,7 +350,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
      */
     const activeLinks = (eventId: EventRowId, organizationId: OrganizationRowId, personPublicIds: ReadonlyArray<string>) =>
       sql`SELECT g.id, g.person_id, g.rsvp_status, g.attendance_status, g.dietary_restrictions, g.rsvp_note,
-            g.custom_columns, g.removed_at, p.public_id
+            g.custom_columns, g.removed_at, ${historyEntries}, p.public_id
           FROM event_guests g JOIN persons p ON p.id = g.person_id
           WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND p.organization_id = ${organizationId}
             AND g.person_id IN (SELECT x.id FROM persons x
@@ -378,6 +386,13 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     }) =>
       direct.run(sql`INSERT INTO rsvp_history (event_guest_id, status, actor_type, actor_id, action_type, created_at)
           VALUES (${row.guestId}, ${row.status}, ${row.actorType}, ${row.actorId}, ${row.actionType}, ${row.at})`)
+
+    /** How many RSVP history entries a guest has. */
+    const historyEntriesOf = (guestId: GuestRowId) =>
+      Effect.map(
+        direct.first<{ readonly n: number }>(sql`SELECT count(*) AS n FROM rsvp_history WHERE event_guest_id = ${guestId}`),
+        (row) => row?.n ?? 0
+      )
 
     const addInvite = (guestId: GuestRowId, token: string, at: string) =>
       direct.run(sql`INSERT INTO invites (event_guest_id, token, created_at) VALUES (${guestId}, ${token}, ${at})
@@ -461,7 +476,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       personIds.length === 0
         ? Effect.succeed<ReadonlyArray<ImportLinkRow>>([])
         : direct.rows<ImportLinkRow>(sql`SELECT g.id, g.person_id, g.rsvp_status, g.attendance_status, g.dietary_restrictions,
-              g.rsvp_note, g.custom_columns, g.removed_at
+              g.rsvp_note, g.custom_columns, g.removed_at, ${historyEntries}
             FROM ${d.values(JSON.stringify(personIds), "integer")}
             ${crossJoin} event_guests g ON g.event_id = ${eventId} AND g.person_id = j.value`)
 
@@ -570,6 +585,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       update,
       remove,
       addHistory,
+      historyEntriesOf,
       addInvite,
       inviteTokens
     } as const

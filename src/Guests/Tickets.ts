@@ -169,7 +169,9 @@ export class Tickets extends Effect.Service<Tickets>()("Convene/Tickets", {
       if (guest.attendanceStatus === "Attended") return { _tag: "AlreadyIn", code, guest, since: found.since } satisfies TicketCheckIn
       return yield* guestLists.update(caller, eventId, [{ personId: guest.personId, attendanceStatus: "Attended" }]).pipe(
         Effect.map((change): TicketCheckIn => ({ _tag: "CheckedIn", code, guest: change.guests[0] ?? guest })),
-        Effect.catchTag("InvalidRequest", () => Effect.succeed<TicketCheckIn>({ _tag: "Removed", code }))
+        Effect.catchTag("InvalidRequest", () => Effect.succeed<TicketCheckIn>({ _tag: "Removed", code })),
+        // an attendance change adds no RSVP history, so it never finds a full one
+        Effect.catchTag("Conflict", (conflict) => Effect.die(conflict))
       )
     })
 

@@ -12,6 +12,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { Gate } from "../Auth/AccessLive.js"
 import { CALENDAR_CONTENT_TYPE, calendarFileName, eventCalendar } from "../Calendar/Ics.js"
@@ -176,8 +177,14 @@ export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
         const questions = rsvpQuestionsOf(invitation.value.event).length
         const answer = parseAnswer(params, questions)
         if (typeof answer === "string") return yield* page(slug, token, { saved: false, error: answer }, 400)
-        const saved = yield* rsvp.answer(slug, token, answer)
-        if (Option.isNone(saved)) return notFound
+        const saved = yield* rsvp.answer(slug, token, answer).pipe(Effect.either)
+        if (Either.isLeft(saved)) {
+          return yield* page(slug, token, {
+            saved: false,
+            error: "This invitation has been answered too many times to save another answer. Please contact the organizer."
+          }, 409)
+        }
+        if (Option.isNone(saved.right)) return notFound
         return HttpServerResponse.redirect(
           `${pagePath(slug, token)}&saved=1`,
           { status: 303, headers: pageHeaders }

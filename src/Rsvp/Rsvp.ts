@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Changes } from "../Changes/Changes.js"
 import { guestChange } from "../Changes/Domain.js"
+import type { Conflict } from "../Domain/Errors.js"
 import { nowIso } from "../Domain/Time.js"
 import { rsvpQuestionsOf } from "../Events/EventJson.js"
 import { EventsRepo, type EventRow } from "../Events/EventsRepo.js"
@@ -80,7 +81,8 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
     const view = (slug: string, token: string): Effect.Effect<Option.Option<Invitation>> =>
       load(slug, token).pipe(Effect.orDie)
 
-    const answer = (slug: string, token: string, input: Answer): Effect.Effect<Option.Option<Answered>> =>
+    /** Fails with `Conflict` when the guest's RSVP history is full (Guests/Domain.ts `MAX_HISTORY_ENTRIES`): nothing is saved. */
+    const answer = (slug: string, token: string, input: Answer): Effect.Effect<Option.Option<Answered>, Conflict> =>
       Effect.gen(function*() {
         const at = yield* nowIso
         return yield* Effect.gen(function*() {
@@ -122,7 +124,7 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
           yield* changeFeed.record(event.organization_id, [guestChange("updated", guest.personId, event.public_id)])
           return Option.some({ rsvpStatus, waitlisted })
         }).pipe(sql.withTransaction)
-      }).pipe(Effect.orDie)
+      }).pipe(Effect.catchTag("SqlError", (error) => Effect.die(error)))
 
     return { view, answer } as const
   }),

@@ -19,7 +19,7 @@ import { csvResponse } from "../Csv/CsvExport.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
-import { NewGuest, RsvpStatus } from "../Guests/Domain.js"
+import { MAX_HISTORY_ENTRIES, NewGuest, RsvpStatus } from "../Guests/Domain.js"
 import { GuestLists } from "../Guests/GuestLists.js"
 import type { GuestImportReport } from "../Guests/GuestsCsv.js"
 import { type EventColumns, eventColumnsOf, type GuestColumn, guestColumns, type GuestKey, importSpec } from "../Guests/GuestsCsvColumns.js"
@@ -66,6 +66,9 @@ type Read = (name: string) => string
 
 const skipOf = (value: string) => (/^\d{1,9}$/.test(value) ? Number(value) : 0)
 const queryOf = (value: string) => value.trim().slice(0, MAX_QUERY)
+/** Why a change that would add to a full RSVP history (Guests/Domain.ts) was refused, for `who`. */
+const historyFull = (who: string) =>
+  `${who} has ${MAX_HISTORY_ENTRIES.toLocaleString("en-US")} RSVP history entries already, the most a guest keeps. Nothing was changed.`
 
 const listStateOf = (read: Read): ListState => {
   const status = read("status")
@@ -324,7 +327,7 @@ export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
           const [kind, value = ""] = action.split(/:(.*)/s)
           if (kind === "rsvp" && isRsvp(value)) {
             const changed = yield* guestLists.update(viewer.caller, id, personIds.map((personId) => ({ personId, rsvpStatus: value }))).pipe(Effect.either)
-            if (Either.isLeft(changed)) return yield* fail(notOnList)
+            if (Either.isLeft(changed)) return yield* fail(changed.left._tag === "Conflict" ? historyFull("One of the selected guests") : notOnList)
             const names = changed.right.guests.map((g) => g.name)
             yield* web.flash(viewer, "success", `RSVP status set to ${value} for ${plural(names.length, "guest")}: ${someNames(names)}.`)
             return web.redirect(back)
@@ -485,15 +488,17 @@ export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
               if (Object.keys(errors).length === 0) errors.email = "Give the email, first name and last name of the new guest."
               return web.render(yield* addPage(viewer, row, contact, { newGuest: typed, errors, flash: false }), 400)
             }
-            const added = yield* guestLists.add(viewer.caller, id, [decoded.right]).pipe(
-              Effect.catchTag("InvalidRequest", () => Effect.succeed(undefined))
-            )
-            if (added === undefined) {
-              const errors = { email: "This guest could not be added (a colleague changed the list at the same moment). Please try again." }
+            const added = yield* guestLists.add(viewer.caller, id, [decoded.right]).pipe(Effect.either)
+            if (Either.isLeft(added)) {
+              const errors = {
+                email: added.left._tag === "Conflict"
+                  ? `This guest's RSVP history is full (${MAX_HISTORY_ENTRIES.toLocaleString("en-US")} entries), so they cannot be put back on the list. Nothing was changed.`
+                  : "This guest could not be added (a colleague changed the list at the same moment). Please try again."
+              }
               return web.render(yield* addPage(viewer, row, contact, { newGuest: typed, errors, flash: false }), 409)
             }
-            const guest = added.guests[0]!
-            if (added.affected.length === 0) {
+            const guest = added.right.guests[0]!
+            if (added.right.affected.length === 0) {
               const errors = { email: `${guest.name} (${guest.email}) is already on the guest list. Nothing was changed.` }
               return web.render(yield* addPage(viewer, row, contact, { newGuest: typed, errors, flash: false }), 409)
             }
@@ -519,7 +524,13 @@ export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
           }
           const added = yield* guestLists.add(viewer.caller, id, personIds.map((personId) => ({ personId }))).pipe(Effect.either)
           if (Either.isLeft(added)) {
-            yield* web.flash(viewer, "error", "One of the chosen contacts does not exist any more. Nothing was added.")
+            yield* web.flash(
+              viewer,
+              "error",
+              added.left._tag === "Conflict"
+                ? historyFull("One of the chosen contacts")
+                : "One of the chosen contacts does not exist any more. Nothing was added."
+            )
             return web.redirect(back)
           }
           const change = added.right
@@ -583,7 +594,11 @@ export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
           }
           const changed = yield* guestLists.update(viewer.caller, id, [{ personId, rsvpStatus: status }]).pipe(Effect.either)
           yield* Either.isLeft(changed)
-            ? web.flash(viewer, "error", `${guest.name} is no longer on the list. Nothing was changed.`)
+            ? web.flash(
+              viewer,
+              "error",
+              changed.left._tag === "Conflict" ? historyFull(guest.name) : `${guest.name} is no longer on the list. Nothing was changed.`
+            )
             : web.flash(viewer, "success", `RSVP status of ${guest.name} set to ${status}.`)
           return web.redirect(back)
         }))
