@@ -291,9 +291,9 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
           const differs = Object.entries(changes).some(([column, value]) => link[column as keyof typeof link] !== value)
           // every RSVP update is recorded, even when the status is unchanged, up to a full history
           if (item.rsvpStatus !== undefined) {
-            const before = entries.get(link.id)!
-            if (before >= MAX_HISTORY_ENTRIES) return yield* new Conflict({ message: `guests.${i}: this guest ${HISTORY_FULL}` })
-            entries.set(link.id, before + 1)
+            const held = entries.get(link.id)!
+            if (held >= MAX_HISTORY_ENTRIES) return yield* new Conflict({ message: `guests.${i}: this guest ${HISTORY_FULL}` })
+            entries.set(link.id, held + 1)
             yield* repo.addHistory({
               guestId: link.id,
               status: item.rsvpStatus,
