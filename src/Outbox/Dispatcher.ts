@@ -100,8 +100,6 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
     const inFlight = yield* Ref.make(HashMap.empty<string, number>())
     /** Attempts in flight per organization. */
     const inFlightByOrganization = yield* Ref.make(HashMap.empty<number, number>())
-    /** The webhook registration of each destination with attempts in flight. */
-    const webhookOf = new Map<string, number>()
     /** Large attempts in flight. */
     const largeInFlight = yield* Ref.make(0)
     const work = yield* Queue.bounded<Claimed>(slots)
@@ -135,11 +133,7 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
     /** Counts an attempt of `item` in (1) or out (-1) of its destination's and its organization's. */
     const adjust = (item: DueDelivery, by: number) =>
       Effect.zipRight(
-        Effect.flatMap(Ref.updateAndGet(inFlight, (map) => adjusted(map, item.destination, by)), (map) =>
-          Effect.sync(() => {
-            if (!HashMap.has(map, item.destination)) webhookOf.delete(item.destination)
-            else if (item.webhookId !== null) webhookOf.set(item.destination, item.webhookId)
-          })),
+        Ref.update(inFlight, (map) => adjusted(map, item.destination, by)),
         Ref.update(inFlightByOrganization, (map) => adjusted(map, item.organizationId, by))
       )
 
@@ -165,17 +159,10 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
     )
 
     /** What is at its share of the attempts in flight, to be left out of the next look (OutboxRepo.AtTheirShare). */
-    const atTheirShare = (destinations: ReadonlyMap<string, number>, organizations: ReadonlyMap<number, number>): AtTheirShare => {
-      const full = [...destinations].filter(([, used]) => used >= share).map(([destination]) => destination)
-      return {
-        webhookIds: full.flatMap((destination) => {
-          const id = webhookOf.get(destination)
-          return id === undefined ? [] : [id]
-        }),
-        organizationIds: [...organizations].filter(([, used]) => used >= organizationShare).map(([id]) => id),
-        channels: channels.map((c) => c.name).filter((name) => full.includes(name))
-      }
-    }
+    const atTheirShare = (destinations: ReadonlyMap<string, number>, organizations: ReadonlyMap<number, number>): AtTheirShare => ({
+      destinations: [...destinations].filter(([, used]) => used >= share).map(([destination]) => destination),
+      organizationIds: [...organizations].filter(([, used]) => used >= organizationShare).map(([id]) => id)
+    })
 
     /**
      * Claims what is due and fits the free slots; returns how long to wait before looking again:
@@ -210,10 +197,8 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
       const skip = atTheirShare(perDestinationUsed, perOrganizationUsed)
       // each channel's own oldest due deliveries (large ones only while the large lane is free),
       // then all of them oldest first
-      const candidates = (yield* Effect.forEach(
-        channels.filter((c) => !skip.channels.includes(c.name)),
-        (c) => repo.due(c.name, now, free * 4, laneFree, skip)
-      )).flat().sort((a, b) => a.dueAt - b.dueAt || a.id - b.id)
+      const candidates = (yield* Effect.forEach(channels, (c) => repo.due(c.name, now, free * 4, laneFree, skip))).flat()
+        .sort((a, b) => a.dueAt - b.dueAt || a.id - b.id)
       const chosen: Array<DueDelivery> = []
       for (const candidate of candidates) {
         if (chosen.length === free) break

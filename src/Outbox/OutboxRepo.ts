@@ -58,8 +58,6 @@ export interface DueDelivery {
   readonly id: number
   readonly channel: DeliveryChannel
   readonly destination: string
-  /** The webhook registration it goes to (null for an email: its destination is the SMTP server). */
-  readonly webhookId: number | null
   readonly organizationId: number
   readonly dueAt: number
   readonly large: boolean
@@ -71,10 +69,8 @@ export interface DueDelivery {
  * (a slow receiver's, the oldest due) would fill every look and hide everyone else's.
  */
 export interface AtTheirShare {
-  readonly webhookIds: ReadonlyArray<number>
+  readonly destinations: ReadonlyArray<string>
   readonly organizationIds: ReadonlyArray<number>
-  /** Channels whose one destination is at its share (email: the SMTP server). */
-  readonly channels: ReadonlyArray<DeliveryChannel>
 }
 
 export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo", {
@@ -120,12 +116,18 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
           FROM ${d.rows(batch.rows)} ${joinMessages} webhook_messages m ON m.public_id = ${d.at(1)}
           ORDER BY j.key`)
 
+    /**
+     * A delivery's destination, the unit of the per-destination share: its webhook registration
+     * (`webhook:<id>`), or the channel's one server (`email`). Read with the due deliveries and
+     * matched by `notAtTheirShare`, so it is written here only.
+     */
+    const destinationOf = sql.literal("CASE WHEN d.webhook_id IS NULL THEN d.channel ELSE d.channel || ':' || d.webhook_id END")
+
     /** The condition that leaves out the deliveries `skip` names (`1=1` when it names none). */
     const notAtTheirShare = (skip: AtTheirShare) =>
       sql.and([
-        ...(skip.webhookIds.length === 0 ? [] : [sql`(d.webhook_id IS NULL OR d.webhook_id NOT IN ${sql.in(skip.webhookIds)})`]),
-        ...(skip.organizationIds.length === 0 ? [] : [sql`d.organization_id NOT IN ${sql.in(skip.organizationIds)}`]),
-        ...(skip.channels.length === 0 ? [] : [sql`d.channel NOT IN ${sql.in(skip.channels)}`])
+        ...(skip.destinations.length === 0 ? [] : [sql`${destinationOf} NOT IN ${sql.in(skip.destinations)}`]),
+        ...(skip.organizationIds.length === 0 ? [] : [sql`d.organization_id NOT IN ${sql.in(skip.organizationIds)}`])
       ])
 
     /**
@@ -135,8 +137,9 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
      */
     const due = (channel: DeliveryChannel, now: number, limit: number, large: boolean, skip: AtTheirShare) =>
       Effect.map(
-        direct.rows<{ id: number; webhook_id: number | null; organization_id: number; next_attempt_at: number; bytes: number | null }>(
-          sql`SELECT d.id, d.webhook_id, d.organization_id, d.next_attempt_at, coalesce(m.payload_bytes, octet_length(m.payload)) AS bytes
+        direct.rows<{ id: number; destination: string; organization_id: number; next_attempt_at: number; bytes: number | null }>(
+          sql`SELECT d.id, ${destinationOf} AS destination, d.organization_id, d.next_attempt_at,
+                coalesce(m.payload_bytes, octet_length(m.payload)) AS bytes
               FROM outbox_deliveries d LEFT JOIN webhook_messages m ON m.id = d.message_id
               WHERE d.channel = ${channel} AND d.status = 'pending' AND d.next_attempt_at <= ${now}
                 AND (d.claimed_until IS NULL OR d.claimed_until < ${now}) AND ${notAtTheirShare(skip)}
@@ -147,8 +150,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
           rows.map((r): DueDelivery => ({
             id: r.id,
             channel,
-            destination: r.webhook_id === null ? channel : `${channel}:${r.webhook_id}`,
-            webhookId: r.webhook_id,
+            destination: r.destination,
             organizationId: r.organization_id,
             dueAt: r.next_attempt_at,
             large: (r.bytes ?? 0) > LARGE_PAYLOAD_BYTES
@@ -162,9 +164,12 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
     const nextDue = (now: number, large: boolean, skip: AtTheirShare) =>
       Effect.map(
         direct.first<{ at: number | null }>(
-          sql`SELECT min(d.next_attempt_at) AS at FROM outbox_deliveries d LEFT JOIN webhook_messages m ON m.id = d.message_id
-              WHERE d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < ${now}) AND ${notAtTheirShare(skip)}
-                ${large ? sql.literal("") : sql`AND coalesce(m.payload_bytes, octet_length(m.payload), 0) <= ${LARGE_PAYLOAD_BYTES}`}`
+          large
+            ? sql`SELECT min(d.next_attempt_at) AS at FROM outbox_deliveries d
+                WHERE d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < ${now}) AND ${notAtTheirShare(skip)}`
+            : sql`SELECT min(d.next_attempt_at) AS at FROM outbox_deliveries d LEFT JOIN webhook_messages m ON m.id = d.message_id
+                WHERE d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < ${now}) AND ${notAtTheirShare(skip)}
+                  AND coalesce(m.payload_bytes, octet_length(m.payload), 0) <= ${LARGE_PAYLOAD_BYTES}`
         ),
         (row) => row?.at ?? null
       )
