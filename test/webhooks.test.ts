@@ -33,6 +33,24 @@ const deliveries = (token: string, query = "") =>
     Effect.map(server.request("GET", `/webhook/deliveries${query}`, { token }), (r) => expectStatus(r, 200).body))
 
 
+/**
+ * Another organization's notification, written now, reaches its receiver within 1.5 s, whatever
+ * the pool is busy with.
+ */
+const arrivesPromptly = (slug: string) =>
+  Effect.gen(function*() {
+    const server = yield* TestServer
+    const quick = yield* receiver
+    const other = yield* server.organization(slug)
+    yield* register(other.token, quick.url(), "Event")
+    const event = yield* createEvent(server, {}, other.token)
+    const sent = Date.now()
+    yield* server.request("PATCH", `/event/${event.eventId}`, { token: other.token, body: { name: "Quick" } })
+    const arrived = yield* quick.next(10_000)
+    expect(arrived.json.data.name).toBe("Quick")
+    expect(arrived.at - sent).toBeLessThan(1_500)
+  })
+
 const recordFields = [
   "events", "email3", "eventName", "eventId", "event", "personId", "firstName", "lastName", "name", "email",
   "rsvpStatus", "rsvpStatusHistory", "rsvpHardBlockedAt", "company", "position", "dietaryRestrictions",
@@ -333,7 +351,6 @@ layer(testServer({ ...fast, WEBHOOK_CONCURRENCY: "4", WEBHOOK_TIMEOUT: "5 second
     Effect.gen(function*() {
       const server = yield* TestServer
       const slow = yield* receiver
-      const quick = yield* receiver
       slow.answer = () => "hang"
       const busy = yield* server.organization("wh-backlog")
       yield* register(busy.token, slow.url(), "Event")
@@ -341,20 +358,12 @@ layer(testServer({ ...fast, WEBHOOK_CONCURRENCY: "4", WEBHOOK_TIMEOUT: "5 second
       // more due deliveries than a look for due ones reads (4 per free slot), all older than the other's
       for (let i = 0; i < 60; i++) yield* server.request("PATCH", `/event/${event.eventId}`, { token: busy.token, body: { name: `Busy ${i}` } })
       yield* slow.next()
-      const other = yield* server.organization("wh-backlog-other")
-      yield* register(other.token, quick.url(), "Event")
-      const otherEvent = yield* createEvent(server, {}, other.token)
-      const sent = Date.now()
-      yield* server.request("PATCH", `/event/${otherEvent.eventId}`, { token: other.token, body: { name: "Quick" } })
-      const arrived = yield* quick.next(10_000)
-      expect(arrived.json.data.name).toBe("Quick")
-      expect(arrived.at - sent).toBeLessThan(1_500)
+      yield* arrivesPromptly("wh-backlog-other")
     }), 30_000)
 
   it.scoped("keeps one organization's slow receivers to half of the pool", () =>
     Effect.gen(function*() {
       const server = yield* TestServer
-      const quick = yield* receiver
       const busy = yield* server.organization("wh-greedy")
       // four registrations: each within its own quarter, together all eight slots
       const slows = [yield* receiver, yield* receiver, yield* receiver, yield* receiver]
@@ -365,14 +374,7 @@ layer(testServer({ ...fast, WEBHOOK_CONCURRENCY: "4", WEBHOOK_TIMEOUT: "5 second
       const event = yield* createEvent(server, {}, busy.token)
       for (let i = 0; i < 15; i++) yield* server.request("PATCH", `/event/${event.eventId}`, { token: busy.token, body: { name: `Busy ${i}` } })
       for (const slow of slows) yield* slow.next()
-      const other = yield* server.organization("wh-greedy-other")
-      yield* register(other.token, quick.url(), "Event")
-      const otherEvent = yield* createEvent(server, {}, other.token)
-      const sent = Date.now()
-      yield* server.request("PATCH", `/event/${otherEvent.eventId}`, { token: other.token, body: { name: "Quick" } })
-      const arrived = yield* quick.next(10_000)
-      expect(arrived.json.data.name).toBe("Quick")
-      expect(arrived.at - sent).toBeLessThan(1_500)
+      yield* arrivesPromptly("wh-greedy-other")
     }), 30_000)
 })
 
