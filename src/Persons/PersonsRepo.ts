@@ -123,6 +123,10 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     const select = selectWith("")
     const selectForExport = selectWith(" p.created_at,")
 
+    /** Whether the person `alias` is archived (`archived`) or active. */
+    const stateOf = (alias: string, archived: boolean) =>
+      sql.literal(`${alias}.archived_at IS ${archived ? "NOT NULL" : "NULL"}`)
+
     /**
      * The ids of a page of the organization's active or archived persons, in creation order. A
      * page near the start skips over the small entries of the `(organization_id, archived_at, id)`
@@ -133,7 +137,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
      * A page past the end finds no block, so no id.
      */
     const directoryPageIds = (organizationId: OrganizationRowId, archived: boolean, limit: number, skip: number) => {
-      const state = archived ? sql.literal("x.archived_at IS NOT NULL") : sql.literal("x.archived_at IS NULL")
+      const state = stateOf("x", archived)
       if (skip < BLOCK_WALK) {
         return sql`SELECT x.id FROM persons x WHERE x.organization_id = ${organizationId} AND ${state}
                    ORDER BY x.id LIMIT ${limit} OFFSET ${skip}`
@@ -221,8 +225,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       readonly limit: number
       readonly skip: number
     }
-    const stateFilter = (archived: boolean) =>
-      archived ? sql.literal("AND p.archived_at IS NOT NULL") : sql.literal("AND p.archived_at IS NULL")
+    const stateFilter = (archived: boolean) => sql`AND ${stateOf("p", archived)}`
     const browse = (r: BrowseRequest): Found => {
       if (r.term?.by === "name") return nameFound(r.organizationId, r.archived ? "archived" : "active", r.term.text, r.limit, r.skip)
       if (r.term === undefined) {
