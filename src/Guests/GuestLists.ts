@@ -435,20 +435,21 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     /**
      * A guest's own answer on the RSVP page: its RSVP status, answers to the event's questions,
      * dietary restrictions and note, with a history entry by the guest (`eventPerson`, its personId).
-     * Runs in the caller's transaction, which notifies and records the change.
+     * Runs in the caller's transaction, which notifies and records the change. `historyEntries`:
+     * the guest's as the caller read them in that transaction; a full history refuses the answer.
      */
-    const recordAnswer = (guestId: GuestRowId, personId: string, answer: RsvpAnswer, at: string) =>
-      Effect.zipRight(
-        Effect.flatMap(repo.historyEntriesOf(guestId), (n) =>
-          n >= MAX_HISTORY_ENTRIES ? Effect.fail(new Conflict({ message: `This guest ${HISTORY_FULL}` })) : Effect.void),
-        Effect.zipRight(repo.update(guestId, {
-          rsvp_status: answer.rsvpStatus,
-          rsvp_question_responses: JSON.stringify(answer.responses),
-          dietary_restrictions: answer.dietaryRestrictions.length === 0 ? null : JSON.stringify(answer.dietaryRestrictions),
-          rsvp_note: trimToNull(answer.note)
-        }, at),
-        repo.addHistory({ guestId, status: answer.rsvpStatus, actorType: "eventPerson", actorId: personId, actionType: "updated", at }))
-      )
+    const recordAnswer = (guestId: GuestRowId, personId: string, historyEntries: number, answer: RsvpAnswer, at: string) =>
+      historyEntries >= MAX_HISTORY_ENTRIES
+        ? Effect.fail(new Conflict({ message: `This guest ${HISTORY_FULL}` }))
+        : Effect.zipRight(
+          repo.update(guestId, {
+            rsvp_status: answer.rsvpStatus,
+            rsvp_question_responses: JSON.stringify(answer.responses),
+            dietary_restrictions: answer.dietaryRestrictions.length === 0 ? null : JSON.stringify(answer.dietaryRestrictions),
+            rsvp_note: trimToNull(answer.note)
+          }, at),
+          repo.addHistory({ guestId, status: answer.rsvpStatus, actorType: "eventPerson", actorId: personId, actionType: "updated", at })
+        )
 
     return {
       list,

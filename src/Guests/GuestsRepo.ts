@@ -387,13 +387,6 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       direct.run(sql`INSERT INTO rsvp_history (event_guest_id, status, actor_type, actor_id, action_type, created_at)
           VALUES (${row.guestId}, ${row.status}, ${row.actorType}, ${row.actorId}, ${row.actionType}, ${row.at})`)
 
-    /** How many RSVP history entries a guest has. */
-    const historyEntriesOf = (guestId: GuestRowId) =>
-      Effect.map(
-        direct.first<{ readonly n: number }>(sql`SELECT count(*) AS n FROM rsvp_history WHERE event_guest_id = ${guestId}`),
-        (row) => row?.n ?? 0
-      )
-
     const addInvite = (guestId: GuestRowId, token: string, at: string) =>
       direct.run(sql`INSERT INTO invites (event_guest_id, token, created_at) VALUES (${guestId}, ${token}, ${at})
           ON CONFLICT (event_guest_id) DO NOTHING`)
@@ -585,7 +578,6 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       update,
       remove,
       addHistory,
-      historyEntriesOf,
       addInvite,
       inviteTokens
     } as const

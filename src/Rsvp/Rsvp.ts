@@ -96,7 +96,7 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
             const text = (input.answers[i] ?? "").trim()
             return text === "" ? [] : [{ title: q.title, description: q.description, answers: [text] }]
           })
-          yield* guestLists.recordAnswer(row.gid, guest.personId, {
+          yield* guestLists.recordAnswer(row.gid, guest.personId, guest.rsvpStatusHistory.length, {
             rsvpStatus,
             responses,
             dietaryRestrictions: input.dietaryRestrictions,
