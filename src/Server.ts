@@ -28,7 +28,7 @@ import { Readiness } from "./Ops/Readiness.js"
 import { ImportSlots } from "./Csv/ImportSlots.js"
 import { BootstrapLive } from "./Organizations/Bootstrap.js"
 import { OrganizationsHttp } from "./Organizations/Http.js"
-import { Invitations } from "./Organizations/Invitations.js"
+import { Invitations, InvitationsRetentionLive } from "./Organizations/Invitations.js"
 import { EventInvitations } from "./Invitations/Invitations.js"
 import { InvitationsHttp } from "./Invitations/Http.js"
 import { Members } from "./Organizations/Members.js"
@@ -43,6 +43,7 @@ import { Persons } from "./Persons/Persons.js"
 import { PublicOrigin } from "./PublicOrigin.js"
 import { RsvpRoutesLive } from "./Rsvp/Routes.js"
 import { DashboardLive, WebLive } from "./Web/Dashboard.js"
+import { ImportDraftsRetentionLive } from "./Web/ImportDrafts.js"
 import { Rsvp } from "./Rsvp/Rsvp.js"
 import { GracefulShutdownLive, NodeServerLive } from "./Shutdown.js"
 import { SqlLive } from "./Sql.js"
@@ -111,8 +112,15 @@ export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
   HttpMiddleware.withTracerDisabledWhen(() => true)
 )
 
+/** What outlives its use is deleted by the owner of its table (CONTRACT §18, "Retention"). */
+const RetentionLive = Layer.mergeAll(
+  ChangesRetentionLive,
+  ImportDraftsRetentionLive,
+  InvitationsRetentionLive
+)
+
 /** The whole application over a database: what `main` runs and what tests start. */
-export const AppLive = Layer.mergeAll(HttpLive, DispatcherLive, ChangesRetentionLive).pipe(
+export const AppLive = Layer.mergeAll(HttpLive, DispatcherLive, RetentionLive).pipe(
   Layer.provideMerge(BootstrapLive),
   Layer.provideMerge(ServicesLive),
   Layer.provideMerge(SqlLive),

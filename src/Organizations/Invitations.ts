@@ -10,11 +10,15 @@
  * accepts one by id: it takes the link, which the organization hands to the real person out of
  * band, and the signed-in account it was issued to. The link's token carries 256 random bits and
  * only its hash is stored; it is looked up by that hash, so no secret is compared byte by byte.
+ *
+ * Expired invitations are deleted (CONTRACT §18) by a fiber of the server's scope
+ * (`InvitationsRetentionLive`), within a few minutes of their expiry.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { hashToken } from "../Auth/Secrets.js"
 import type { Session } from "../Domain/Caller.js"
@@ -22,6 +26,7 @@ import { Ids } from "../Domain/Ids.js"
 import type { Role } from "../Domain/Role.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
+import { deleteInBatches, recurring, retentionPause } from "../Ops/Recurring.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { InvitationsRepo } from "./InvitationsRepo.js"
@@ -30,6 +35,8 @@ import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 export const INVITATION_TTL = Duration.days(7)
 export const INVITATION_TOKEN_PREFIX = "cvi_"
+/** Expired invitations deleted by one statement of the retention. */
+const PURGE_BATCH = 1000
 
 export interface IssuedInvitation {
   readonly invitationId: string
@@ -130,7 +137,19 @@ export class Invitations extends Effect.Service<Invitations>()("Convene/Invitati
       if (!revoked) return yield* new NotFound({ message: `Invitation ${invitationId} not found` })
     })
 
-    return { issue, show, accept, live, revoke, revokePending: repo.revokePending } as const
+    /** Deletes every invitation past its expiry, in batches; answers how many. */
+    const purgeExpired = Effect.flatMap(nowIso, (now) => deleteInBatches(PURGE_BATCH, (size) => repo.deleteExpired({ now, size })))
+
+    return { issue, show, accept, live, revoke, revokePending: repo.revokePending, purgeExpired } as const
   }),
   dependencies: [InvitationsRepo.Default, OrganizationsRepo.Default, Ids.Default, PublicOrigin.Default]
 }) {}
+
+/** The invitations' retention: a fiber of the server's scope deletes the expired ones (Ops/Recurring.ts). */
+export const InvitationsRetentionLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const invitations = yield* Invitations
+  const pass = invitations.purgeExpired.pipe(
+    Effect.tap((deleted) => deleted === 0 ? Effect.void : Effect.logDebug(`member invitations: ${deleted} expired deleted`))
+  )
+  yield* recurring("member invitations retention", pass, retentionPause(INVITATION_TTL))
+}))

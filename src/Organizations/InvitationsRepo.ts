@@ -2,7 +2,9 @@
  * Member invitations in the database. A pending invitation is neither accepted nor revoked; a live one
  * is pending and not yet expired. A link is found only by its token's hash, always for one user:
  * nothing here finds an invitation by the user alone, so holding the account is not enough to
- * see or take one. Acceptance is one guarded UPDATE, so a token works once.
+ * see or take one. Acceptance is one guarded UPDATE, so a token works once. Past its expiry an
+ * invitation is of no use, whatever became of it (accepted, revoked or neither): the retention
+ * deletes it.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
@@ -103,6 +105,12 @@ export class InvitationsRepo extends Effect.Service<InvitationsRepo>()("Convene/
             ORDER BY i.id`
     })
 
-    return { revokePending, insert, byLink, accept, revoke, liveInOrganization } as const
+    /** Deletes at most `size` invitations whose expiry is past, in any state; answers how many. */
+    const deleteExpired = ({ now, size }: { readonly now: string; readonly size: number }) =>
+      sql`DELETE FROM member_invitations WHERE id IN
+            (SELECT id FROM member_invitations WHERE expires_at <= ${now} LIMIT ${size})
+          RETURNING id`.pipe(Effect.map((rows) => rows.length))
+
+    return { revokePending, insert, byLink, accept, revoke, liveInOrganization, deleteExpired } as const
   })
 }) {}

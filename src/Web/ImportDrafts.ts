@@ -8,16 +8,22 @@
  * `DRAFT_LIFETIME` at most: an upload deletes every draft past that age, and the same member's
  * earlier draft of the same kind (one waiting file per member and kind bounds the space uploads
  * take), and a confirmed or discarded import deletes its own (and, again, every draft past that age).
+ * When no upload comes, the retention (`ImportDraftsRetentionLive`) deletes the drafts past that age
+ * within a tenth of it (CONTRACT §18: nothing waits for the next upload to be deleted).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { Ids } from "../Domain/Ids.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
+import { deleteInBatches, recurring, retentionPause } from "../Ops/Recurring.js"
 
 export const DRAFT_LIFETIME = Duration.hours(1)
+/** Drafts deleted by one statement of the retention (each may hold a file of up to 10 MiB). */
+const PURGE_BATCH = 100
 
 export interface DraftOwner {
   readonly organizationId: OrganizationRowId
@@ -77,7 +83,26 @@ export class ImportDrafts extends Effect.Service<ImportDrafts>()("Convene/Import
                    OR (public_id = ${id} AND organization_id = ${owner.organizationId} AND user_id = ${owner.userId} AND kind = ${owner.kind})`
     }, Effect.orDie)
 
-    return { save, find, remove } as const
+    /** Deletes every draft past its lifetime, in batches; answers how many. */
+    const purgeStale = Effect.flatMap(liveSince, ({ since }) =>
+      deleteInBatches(PURGE_BATCH, (size) =>
+        Effect.map(
+          sql`DELETE FROM import_drafts WHERE id IN
+                (SELECT id FROM import_drafts WHERE created_at <= ${since} ORDER BY created_at LIMIT ${size})
+              RETURNING id`,
+          (rows) => rows.length
+        )))
+
+    return { save, find, remove, purgeStale } as const
   }),
   dependencies: [Ids.Default]
 }) {}
+
+/** The drafts' retention: a fiber of the server's scope deletes the drafts past their lifetime (Ops/Recurring.ts). */
+export const ImportDraftsRetentionLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const drafts = yield* ImportDrafts
+  const pass = drafts.purgeStale.pipe(
+    Effect.tap((deleted) => deleted === 0 ? Effect.void : Effect.logDebug(`import drafts: ${deleted} past their lifetime deleted`))
+  )
+  yield* recurring("import drafts retention", pass, retentionPause(DRAFT_LIFETIME))
+})).pipe(Layer.provide(ImportDrafts.Default))
