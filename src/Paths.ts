@@ -4,8 +4,10 @@
  * `dist/src/`, so every such path is resolved here, at that depth, and means the same in both:
  * - the migrations: `migrations/` and `migrations/pg/` (compiled to `dist/migrations/`);
  * - the dashboard's static files: `src/Web/assets/` (copied to `dist/src/Web/assets/`);
- * - the integrator's guide served at /docs/guide: `docs/integrators.md` (copied to `dist/docs/`).
+ * - the integrator's guide served at /docs/guide: `docs/integrators.md` (copied to `dist/docs/`);
+ * - files of installed packages (the API reference's fonts), found as Node finds packages from here.
  */
+import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 
 /** SQLite's migrations. */
@@ -19,3 +21,6 @@ export const ASSETS_FOLDER = new URL("./Web/assets/", import.meta.url)
 
 /** The integrator's guide (Markdown). */
 export const GUIDE_FILE = new URL("../docs/integrators.md", import.meta.url)
+
+/** The path of a file of an installed package (`@fontsource-variable/inter/wght.css`). */
+export const packageFile = (specifier: string): string => createRequire(import.meta.url).resolve(specifier)
