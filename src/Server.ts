@@ -12,6 +12,7 @@ import { CalendarHttp } from "./Calendar/Http.js"
 import { Changes } from "./Changes/Changes.js"
 import { ChangesHttp } from "./Changes/Http.js"
 import { ChangesRetentionLive } from "./Changes/Retention.js"
+import { SessionsPurgeLive } from "./Auth/Sessions.js"
 import { Ids } from "./Domain/Ids.js"
 import { Events } from "./Events/Events.js"
 import { EventsHttp } from "./Events/Http.js"
@@ -112,7 +113,7 @@ export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
 )
 
 /** The whole application over a database: what `main` runs and what tests start. */
-export const AppLive = Layer.mergeAll(HttpLive, DispatcherLive, ChangesRetentionLive).pipe(
+export const AppLive = Layer.mergeAll(HttpLive, DispatcherLive, ChangesRetentionLive, SessionsPurgeLive).pipe(
   Layer.provideMerge(BootstrapLive),
   Layer.provideMerge(ServicesLive),
   Layer.provideMerge(SqlLive),
