@@ -9,6 +9,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -17,7 +18,7 @@ import * as Schema from "effect/Schema"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { defaultSubject } from "../Email/InvitationEmail.js"
 import type { InvalidRequest } from "../Domain/Errors.js"
-import { SendInvitations } from "../Invitations/Domain.js"
+import { REINVITE_WINDOW_MINUTES, SendInvitations } from "../Invitations/Domain.js"
 import { type Audience, EventInvitations } from "../Invitations/Invitations.js"
 import { dateTimeIn, plural } from "./Format.js"
 import type { EventSummary } from "./Pages/Guests.js"
@@ -42,6 +43,12 @@ const summaryOf = (event: EventRow): EventSummary => ({
   timezone: event.timezone,
   slug: event.slug
 })
+
+/** A wait in words: minutes, or hours and minutes. */
+const retryIn = (seconds: number) => {
+  const minutes = Math.ceil(seconds / 60)
+  return minutes < 60 ? plural(minutes, "minute") : `${plural(Math.floor(minutes / 60), "hour")}${minutes % 60 === 0 ? "" : ` ${plural(minutes % 60, "minute")}`}`
+}
 
 const eventId = Effect.map(HttpRouter.params, (params) => params["id"] ?? "")
 
@@ -108,6 +115,7 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
     const compose = (viewer: Viewer, id: string, form: ComposeForm, errors: ComposeErrors, status: number) =>
       Effect.gen(function*() {
         const overview = yield* invitations.overview(viewer.caller, id)
+        const quota = yield* invitations.quota(viewer.caller)
         const selected = form.personIds.length === 0
           ? []
           : (yield* invitations.preview(viewer.caller, id, { personIds: form.personIds }, {}).pipe(
@@ -125,7 +133,8 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
             guestsByStatus: overview.guestsByStatus,
             defaultSubject: defaultSubject(overview.event.name),
             errors,
-            blocked: blockedOf(overview.event)
+            blocked: blockedOf(overview.event),
+            quota
           }),
           status
         )
@@ -152,6 +161,7 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
             flash: viewer.flash,
             event: summaryOf(overview.event),
             configured: invitations.configured,
+            quota: invitations.configured ? yield* invitations.quota(viewer.caller) : null,
             canSend: viewer.can("Team Member"),
             byState: overview.byState,
             invitations: log.invitations,
@@ -211,7 +221,7 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
             Effect.catchTag("InvalidRequest", (error) => Effect.succeed(Either.left(error)))
           )
           if (Either.isLeft(previewed)) return yield* compose(viewer, id, composed, errorsOf(issuesOfInvalid(previewed.left), composed), 400)
-          const { recipients, sample } = previewed.right
+          const { recipients, sample, skipped } = previewed.right
           if (recipients.length === 0) {
             return yield* compose(viewer, id, composed, { audience: "No guest has these RSVP statuses. Choose others." }, 400)
           }
@@ -222,8 +232,10 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
             event: summaryOf((yield* invitations.overview(viewer.caller, id)).event),
             form: composed,
             recipients: recipients.map(recipientOf),
+            skipped,
             sample,
-            from: Option.getOrElse(invitations.sender, () => "")
+            from: Option.getOrElse(invitations.sender, () => ""),
+            quota: yield* invitations.quota(viewer.caller)
           }))
         }))
     )
@@ -246,15 +258,24 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
                 return yield* compose(viewer, id, composed, {}, 409)
               case "InvalidRequest":
                 return yield* compose(viewer, id, composed, errorsOf(issuesOfInvalid(error), composed), 400)
+              case "RateLimited": {
+                const audience = `The daily email limit does not allow these invitations now: send to fewer guests, or try again in ${
+                  retryIn(error.retryAfter)
+                }.`
+                return yield* Effect.map(compose(viewer, id, composed, { audience }, 429), HttpServerResponse.setHeader("retry-after", String(error.retryAfter)))
+              }
               case "NotFound":
                 return yield* error
             }
           }
-          const { queued } = sent.right
+          const { queued, skipped } = sent.right
+          const skippedNote = skipped === 0 ? "" : ` ${plural(skipped, "guest")} got one in the last ${REINVITE_WINDOW_MINUTES} minutes and ${skipped === 1 ? "was" : "were"} skipped.`
           yield* web.flash(
             viewer,
             "success",
-            queued === 0 ? "No invitations queued: no guest matched." : `${plural(queued, "invitation")} queued. They go out in the next moments; this log shows each one.`
+            (queued === 0 && skipped === 0
+              ? "No invitations queued: no guest matched."
+              : `${plural(queued, "invitation")} queued.${queued === 0 ? "" : " They go out in the next moments; this log shows each one."}`) + skippedNote
           )
           return web.redirect(`/app/events/${encodeURIComponent(id)}/invitations`)
         }))
