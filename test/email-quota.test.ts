@@ -109,7 +109,7 @@ layer(withSmtp, { timeout: 120_000 })("email limits (TestClock)", (it) => {
       const form = yield* owner.post(`/app/events/${eventId}/invitations`, [["audience", "selected"], ["personId", personIds[5]!]])
       expect(form.status).toBe(429)
       expect(form.headers.get("retry-after")).toBe(String(expected))
-      expect(textOf(form.html)).toContain("The daily email limit does not allow these invitations now")
+      expect(textOf(form.html)).toContain("The daily email limit is reached: no invitation can be sent now. Try again in 23 hours 50 minutes.")
       expect(yield* emailDeliveries(server)).toBe(before)
 
       // a 429 is not kept under its Idempotency-Key: once the window has passed (the emails' times

@@ -177,7 +177,8 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
 
     /**
      * What sending would do, without writing anything: how many guests it reaches (and how many of
-     * them would be skipped, invited in the last ten minutes), and the email the first of them would get (their RSVP link as it is, or as it will look once created).
+     * them would be skipped, invited in the last ten minutes), and the email the first of them not
+     * skipped would get (their RSVP link as it is, or as it will look once created).
      */
     const preview = Effect.fn("Invitations.preview")(function*(caller: Caller, eventId: string, audience: Audience, composition: Composition) {
       const event = yield* events.find(caller, eventId)
@@ -185,7 +186,8 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
       const recipients = yield* recipientsOf(caller, event, audience).pipe(orDieOnStorage)
       const recent = yield* recentlyInvited(event).pipe(Effect.orDie)
       const skipped = recipients.filter((guest) => recent.has(guest.person_id)).length
-      const first = recipients[0]
+      // the email of the first guest who would get one (of the first guest, when all would be skipped)
+      const first = recipients.find((guest) => !recent.has(guest.person_id)) ?? recipients[0]
       if (first === undefined || event.slug === null) return { recipients, skipped, sample: undefined }
       const token = (yield* guests.inviteTokens([first.gid]).pipe(Effect.orDie)).get(first.gid)
       const rsvpLink = origin.rsvpLink(event.slug, token ?? "(their personal link, made when sent)")!

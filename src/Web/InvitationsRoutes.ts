@@ -20,7 +20,7 @@ import { defaultSubject } from "../Email/InvitationEmail.js"
 import type { InvalidRequest } from "../Domain/Errors.js"
 import { REINVITE_WINDOW_MINUTES, SendInvitations } from "../Invitations/Domain.js"
 import { type Audience, EventInvitations } from "../Invitations/Invitations.js"
-import { dateTimeIn, plural } from "./Format.js"
+import { dateTimeIn, plural, waitInWords } from "./Format.js"
 import type { EventSummary } from "./Pages/Guests.js"
 import {
   type ComposeErrors,
@@ -43,12 +43,6 @@ const summaryOf = (event: EventRow): EventSummary => ({
   timezone: event.timezone,
   slug: event.slug
 })
-
-/** A wait in words: minutes, or hours and minutes. */
-const retryIn = (seconds: number) => {
-  const minutes = Math.ceil(seconds / 60)
-  return minutes < 60 ? plural(minutes, "minute") : `${plural(Math.floor(minutes / 60), "hour")}${minutes % 60 === 0 ? "" : ` ${plural(minutes % 60, "minute")}`}`
-}
 
 const eventId = Effect.map(HttpRouter.params, (params) => params["id"] ?? "")
 
@@ -259,9 +253,13 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
               case "InvalidRequest":
                 return yield* compose(viewer, id, composed, errorsOf(issuesOfInvalid(error), composed), 400)
               case "RateLimited": {
-                const audience = `The daily email limit does not allow these invitations now: send to fewer guests, or try again in ${
-                  retryIn(error.retryAfter)
-                }.`
+                const { left } = yield* invitations.quota(viewer.caller)
+                const wait = waitInWords(error.retryAfter)
+                const audience = left === 0
+                  ? `The daily email limit is reached: no invitation can be sent now. Try again in ${wait}.`
+                  : `The daily email limit does not allow these invitations now: only ${plural(left, "email")} ${
+                    left === 1 ? "is" : "are"
+                  } left. Send to fewer guests, or try again in ${wait}.`
                 return yield* Effect.map(compose(viewer, id, composed, { audience }, 429), HttpServerResponse.setHeader("retry-after", String(error.retryAfter)))
               }
               case "NotFound":

@@ -41,7 +41,7 @@ export const QuotaShort = ({ quota, needed }: { quota: QuotaState; needed: numbe
     <div class="flash error" id="email-quota" role="alert">
       <p>
         <strong>Not enough emails left today:</strong> this needs {plural(needed, "email")}, and {count(quota.left)} of{" "}
-        {count(quota.limit)} are left. Send to fewer guests{quota.nextFreeAt === null ? "" : ", or later"}.
+        {count(quota.limit)} are left. {quota.left === 0 ? "Send it later." : "Send to fewer guests, or later."}
       </p>
     </div>
   )

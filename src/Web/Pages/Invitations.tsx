@@ -303,9 +303,10 @@ export const PreviewPage = (props: {
   quota: QuotaState
 }) => {
   const { event, form, site } = props
-  const first = props.recipients[0]!
-  const others = props.recipients.length - 1
   const sending = props.recipients.length - props.skipped
+  const guest = props.sample.input.guest
+  const name = `${guest.firstName} ${guest.lastName}`.trim()
+  const others = (sending > 0 ? sending : props.recipients.length) - 1
   return (
     <Layout site={site} member={props.member} title={`Preview · ${event.name}`} section="events">
       <PageHeader
@@ -321,13 +322,13 @@ export const PreviewPage = (props: {
         )
         : null}
       <QuotaShort quota={props.quota} needed={sending} />
-      <Card title={`The email ${first.name} will get`} id="preview">
+      <Card title={`The email ${name} will get`} id="preview">
         <dl class="details email-headers">
           <dt>From</dt>
           <dd>{props.from}</dd>
           <dt>To</dt>
           <dd>
-            {first.name} &lt;{props.sample.to}&gt;{others > 0 ? <span class="muted"> and {plural(others, "other guest")}</span> : null}
+            {name} &lt;{props.sample.to}&gt;{others > 0 ? <span class="muted"> and {plural(others, "other guest")}</span> : null}
           </dd>
           <dt>Subject</dt>
           <dd>{props.sample.subject}</dd>
