@@ -126,6 +126,21 @@ layer(withSmtp, { timeout: 120_000 })("email limits (TestClock)", (it) => {
       yield* settled(server)
     }), 120_000)
 
+  it.effect("requests at once never go past the quota together: the count and the emails are one write transaction", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const { token } = yield* server.organization(`together-${process.pid}`)
+      const { eventId, personIds } = yield* eventWithGuests(server, 9, token)
+      // three requests of three emails each, against a quota of five: exactly one goes
+      const replies = yield* Effect.all(
+        [0, 3, 6].map((from) => invite(server, eventId, { personIds: personIds.slice(from, from + 3) }, { token })),
+        { concurrency: "unbounded" }
+      )
+      expect(replies.map((r) => r.status).sort()).toEqual([202, 429, 429])
+      expect((yield* server.request("GET", `/event/${eventId}/invitations`, { token })).body.total).toBe(3)
+      yield* settled(server)
+    }), 120_000)
+
   it.effect("one invitation per guest and event in 10 minutes: the others are skipped and counted, then sent again", () =>
     Effect.gen(function*() {
       const server = yield* TestServer
