@@ -133,7 +133,7 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
         )
         : Effect.succeed(event.slug)
 
-    /** Of these guests, those invited to the event within the last ten minutes, who get no email now. */
+    /** The guests (person row ids) invited to the event within the last ten minutes: they get no email now. */
     const recentlyInvited = (event: EventRow) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         repo.invitedSince(event.id, new Date(now - REINVITE_WINDOW_MILLIS).toISOString()))
