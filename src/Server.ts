@@ -12,6 +12,7 @@ import { CalendarHttp } from "./Calendar/Http.js"
 import { Changes } from "./Changes/Changes.js"
 import { ChangesHttp } from "./Changes/Http.js"
 import { ChangesRetentionLive } from "./Changes/Retention.js"
+import { SessionsPurgeLive } from "./Auth/Sessions.js"
 import { Ids } from "./Domain/Ids.js"
 import { Events } from "./Events/Events.js"
 import { EventsHttp } from "./Events/Http.js"
@@ -116,7 +117,8 @@ export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
 const RetentionLive = Layer.mergeAll(
   ChangesRetentionLive,
   ImportDraftsRetentionLive,
-  InvitationsRetentionLive
+  InvitationsRetentionLive,
+  SessionsPurgeLive
 )
 
 /** The whole application over a database: what `main` runs and what tests start. */

@@ -1,5 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
+import { dashboardClient } from "./support/Dashboard.js"
 import { createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, API_TOKEN, TestServer, testServer } from "./support/TestServer.js"
 
@@ -203,4 +204,67 @@ layer(testServer({ ACCESS_TOKEN_TTL: "2 minutes" }))("login limits under TestClo
       yield* TestClock.adjust("2 seconds")
       expectError(yield* server.request("GET", "/person", { token: null, headers: session.headers }), 401, "unauthorized")
     }))
+})
+
+// client addresses from X-Forwarded-For, believed from the test's own address (TRUSTED_PROXIES)
+layer(testServer({ TRUSTED_PROXIES: "127.0.0.1" }))("login lockout per client address (TestClock)", (it) => {
+  const loginFrom = (server: TestServer["Type"], address: string | undefined, email: string, password: string) =>
+    server.request("POST", "/login", {
+      token: null,
+      body: { email, password },
+      headers: address === undefined ? {} : { "x-forwarded-for": address }
+    })
+
+  it.effect("a stranger's 10 failures lock out the stranger's address only: the owner signs in from theirs", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      for (let i = 1; i <= 10; i++) expectError(yield* loginFrom(server, "203.0.113.9", ADMIN_EMAIL, `guess-${i}`), 401, "unauthorized")
+      const locked = expectError(yield* loginFrom(server, "203.0.113.9", ADMIN_EMAIL, ADMIN_PASSWORD), 429, "rate_limited")
+      expect(locked.headers.get("retry-after")).toBe(String(15 * 60))
+      expect(locked.body.message).toBe(`Too Many Requests. Retry after ${15 * 60} seconds.`)
+      expectStatus(yield* loginFrom(server, "198.51.100.7", ADMIN_EMAIL, ADMIN_PASSWORD), 200)
+
+      // an IPv6 client counts as its /64
+      for (let i = 1; i <= 10; i++) expectError(yield* loginFrom(server, `2001:db8:1:2::${i}`, ADMIN_EMAIL, `guess-${i}`), 401, "unauthorized")
+      expectError(yield* loginFrom(server, "2001:db8:1:2:ffff:ffff:ffff:ffff", ADMIN_EMAIL, ADMIN_PASSWORD), 429, "rate_limited")
+      expectStatus(yield* loginFrom(server, "2001:db8:1:3::1", ADMIN_EMAIL, ADMIN_PASSWORD), 200)
+
+      // the dashboard's sign-in shares the count of its address (here the test's own, no header)
+      for (let i = 1; i <= 10; i++) expectError(yield* loginFrom(server, undefined, ADMIN_EMAIL, `guess-${i}`), 401, "unauthorized")
+      const dashboard = yield* dashboardClient(server.url, { origin: "https://convene.test" }).signIn({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD })
+      expect(dashboard.status).toBe(429)
+      expect(dashboard.headers.get("retry-after")).toBe(String(15 * 60))
+      expectStatus(yield* loginFrom(server, "198.51.100.7", ADMIN_EMAIL, ADMIN_PASSWORD), 200)
+    }))
+
+  it.effect("100 failures for one email from many addresses lock it everywhere, until the window has passed", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      // from an address of their own (the test's is locked for them by the test before)
+      const owner = expectStatus(yield* loginFrom(server, "198.51.100.7", ADMIN_EMAIL, ADMIN_PASSWORD), 200).body.accessToken as string
+      const email = uniqueEmail("targeted")
+      const password = "the right password"
+      expectStatus(
+        yield* server.request("POST", "/member", {
+          token: null,
+          headers: { authorization: `Bearer ${owner}`, organizationSlug: "acme" },
+          body: { email, password, role: "Viewer" }
+        }),
+        200
+      )
+      // 99 failures from ten addresses, none of them locked for more than itself
+      for (let a = 1; a <= 10; a++) {
+        for (let i = 1; i <= (a === 10 ? 9 : 10); i++) {
+          expectError(yield* loginFrom(server, `192.0.2.${a}`, email, `guess-${i}`), 401, "unauthorized")
+        }
+      }
+      expectStatus(yield* loginFrom(server, "198.51.100.50", email, password), 200)
+      // the hundredth: locked from everywhere, a new address and the right password included
+      expectError(yield* loginFrom(server, "192.0.2.10", email, "guess-10"), 401, "unauthorized")
+      const locked = expectError(yield* loginFrom(server, "198.51.100.51", email, password), 429, "rate_limited")
+      expect(locked.headers.get("retry-after")).toBe(String(15 * 60))
+      expectError(yield* loginFrom(server, "198.51.100.50", email, password), 429, "rate_limited")
+      yield* TestClock.adjust("15 minutes")
+      expectStatus(yield* loginFrom(server, "198.51.100.51", email, password), 200)
+    }), 120_000)
 })

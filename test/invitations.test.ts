@@ -126,7 +126,7 @@ layer(withSmtp(), { timeout: 120_000, excludeTestServices: true })("invitations 
         }),
         202
       )
-      expect(reply.body).toEqual({ queued: 2 })
+      expect(reply.body).toEqual({ queued: 2, skipped: 0 })
       const mails = yield* waitForEmails(sink, guests.map((g) => g.email))
       expect(mails).toHaveLength(2)
 
@@ -202,7 +202,7 @@ layer(withSmtp(), { timeout: 120_000, excludeTestServices: true })("invitations 
       )
       const before = (yield* server.request("GET", `/event/${event.eventId}/guestlist/search?personIds=${accepted!.personId}&generateRsvpLinks=true`))
         .body.guests[0].rsvpLink as string
-      expect(expectStatus(yield* invite(server, event.eventId, { statuses: ["Accepted", "Maybe"] }), 202).body).toEqual({ queued: 2 })
+      expect(expectStatus(yield* invite(server, event.eventId, { statuses: ["Accepted", "Maybe"] }), 202).body).toEqual({ queued: 2, skipped: 0 })
       const mails = yield* waitForEmails(sink, [accepted!.email, maybe!.email])
       expect(mails.map((m) => m.to[0]).sort()).toEqual([accepted!.email, maybe!.email].sort())
       expect(emailsTo(sink, [accepted!.email])[0]!.parsed.text).toContain(before)
@@ -211,7 +211,7 @@ layer(withSmtp(), { timeout: 120_000, excludeTestServices: true })("invitations 
       expect(emailsTo(sink, [declined!.email, guests[3]!.email])).toHaveLength(0)
       // a person named twice gets one email
       expect(expectStatus(yield* invite(server, event.eventId, { personIds: [declined!.personId, declined!.personId] }), 202).body)
-        .toEqual({ queued: 1 })
+        .toEqual({ queued: 1, skipped: 0 })
     }))
 
   it.effect("refuses a bad audience with 400 at the item, and queues nothing", () =>
@@ -309,6 +309,41 @@ layer(withSmtp(), { timeout: 120_000, excludeTestServices: true })("invitations 
       sink.answer = () => "accept"
     }))
 
+  it.effect("a delivered email's body and attachment are deleted; the listing keeps recipient, subject, state and times", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const sink = yield* Sink
+      const { event, guests } = yield* eventWithGuests(server, 2)
+      const [delivered, refused] = guests as [typeof guests[0], typeof guests[0]]
+      sink.answer = (_, to) => (to === refused.email ? { code: 550, message: "5.1.1 No such mailbox" } : "accept")
+      expectStatus(yield* invite(server, event.eventId, { personIds: [delivered.personId, refused.personId] }), 202)
+      const log = yield* settle(server, event.eventId, (b) => b.invitations.every((i: any) => i.status !== "queued"))
+      sink.answer = () => "accept"
+      const contents = yield* Effect.promise(() =>
+        queryDatabase<{ recipient: string; subject: string; text_body: string; html_body: string; attachments: string }>(
+          server.databaseEnv,
+          `SELECT e.recipient, e.subject, e.text_body, e.html_body, e.attachments FROM outbox_emails e
+           JOIN invitations i ON i.delivery_id = e.delivery_id JOIN events v ON v.id = i.event_id WHERE v.public_id = ?`,
+          [event.eventId]
+        )
+      )
+      const byRecipient = new Map(contents.map((row) => [row.recipient, row]))
+      expect(byRecipient.get(delivered.email)).toEqual({
+        recipient: delivered.email,
+        subject: `Invitation: ${event.name}`,
+        text_body: "",
+        html_body: "",
+        attachments: "[]"
+      })
+      // a failed email keeps what it would send
+      expect(byRecipient.get(refused.email)!.text_body).toContain(event.name)
+      expect(JSON.parse(byRecipient.get(refused.email)!.attachments)).toHaveLength(1)
+      const sent = log.invitations.find((i: any) => i.email === delivered.email)
+      expect(sent).toMatchObject({ personId: delivered.personId, subject: `Invitation: ${event.name}`, status: "sent", attempts: 1 })
+      expect(sent.sentAt).not.toBeNull()
+      expect(sent.createdAt).not.toBeNull()
+    }))
+
   it.effect("an Idempotency-Key replay answers the same and sends nothing twice", () =>
     Effect.gen(function*() {
       const server = yield* TestServer
@@ -359,7 +394,7 @@ layer(withSmtp(), { timeout: 120_000, excludeTestServices: true })("invitations 
       expect(yield* counts).toEqual(before)
 
       const started = Date.now()
-      expect(expectStatus(yield* invite(server, event.eventId, { personIds }), 202).body).toEqual({ queued: 500 })
+      expect(expectStatus(yield* invite(server, event.eventId, { personIds }), 202).body).toEqual({ queued: 500, skipped: 0 })
       const took = Date.now() - started
       expect((yield* counts).invitations).toBe(before.invitations! + 500)
       const mails = yield* waitForEmails(sink, guests.map((g) => g.email), 60_000)
@@ -394,6 +429,8 @@ layer(testServer(), { timeout: 60_000, excludeTestServices: true })("invitations
       expect(doc.components.schemas.EmailNotConfigured.properties.code.enum).toEqual(["email_not_configured"])
       expect(JSON.stringify(post.requestBody)).toContain("#/components/schemas/SendInvitations")
       expect(Object.keys(doc.components.schemas.SendInvitations.properties)).toEqual(["personIds", "statuses", "subject", "message"])
+      expect(post.responses["202"].content["application/json"].schema.required).toEqual(["queued", "skipped"])
+      expect(JSON.stringify(post.responses["429"])).toContain("#/components/schemas/RateLimited")
       const get = doc.paths["/event/{id}/invitations"].get
       expect(Object.keys(get.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404", "429"]))
       const calendar = doc.paths["/event/{id}/calendar.ics"].get

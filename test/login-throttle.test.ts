@@ -1,49 +1,94 @@
 /**
- * The sign-in lockout's memory (TestClock): anyone may fail a sign-in with any email, so what it
- * keeps is bounded, whatever the emails and however many.
+ * The sign-in lockout (TestClock): per email and client address, and per email from everywhere
+ * (a stranger locks only themselves out), and its memory: anyone may fail a sign-in with any
+ * email, so what it keeps is bounded, whatever the emails and however many.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, TestClock } from "effect"
-import { LoginThrottle, MAX_EMAILS, MAX_FAILURES } from "../src/Auth/LoginThrottle.js"
+import { LoginThrottle, MAX_FAILURES, MAX_FAILURES_PER_EMAIL, MAX_KEYS } from "../src/Auth/LoginThrottle.js"
 
-const failures = (throttle: LoginThrottle, email: string, n: number) =>
-  Effect.repeatN(throttle.recordFailure(email), n - 1)
+const STRANGER = "ip:203.0.113.9"
+const OWNER = "ip:198.51.100.7"
+
+const failures = (throttle: LoginThrottle, email: string, client: string, n: number) =>
+  Effect.repeatN(throttle.recordFailure(email, client), n - 1)
+
+const allowed = (throttle: LoginThrottle, email: string, client: string) =>
+  Effect.map(Effect.either(throttle.check(email, client)), Either.isRight)
 
 describe("LoginThrottle (TestClock)", () => {
   layer(LoginThrottle.Default)((it) => {
-    it.effect("locks an email after 10 failures for 15 minutes", () =>
+    it.effect("locks an email from one address after 10 failures there, for 15 minutes; other addresses still sign in", () =>
       Effect.gen(function*() {
         const throttle = yield* LoginThrottle
-        yield* failures(throttle, "ana@acme.test", MAX_FAILURES - 1)
-        expect(Either.isRight(yield* Effect.either(throttle.check("ana@acme.test")))).toBe(true)
-        yield* throttle.recordFailure("ana@acme.test")
-        const locked = yield* Effect.flip(throttle.check("ana@acme.test"))
+        yield* failures(throttle, "ana@acme.test", STRANGER, MAX_FAILURES - 1)
+        expect(yield* allowed(throttle, "ana@acme.test", STRANGER)).toBe(true)
+        yield* throttle.recordFailure("ana@acme.test", STRANGER)
+        const locked = yield* Effect.flip(throttle.check("ana@acme.test", STRANGER))
         expect(locked.retryAfter).toBe(15 * 60)
-        yield* TestClock.adjust("15 minutes")
-        expect(Either.isRight(yield* Effect.either(throttle.check("ana@acme.test")))).toBe(true)
+        // the owner, from their own address, is not locked out; another email from the stranger's neither
+        expect(yield* allowed(throttle, "ana@acme.test", OWNER)).toBe(true)
+        expect(yield* allowed(throttle, "ben@acme.test", STRANGER)).toBe(true)
+        yield* TestClock.adjust("10 minutes")
+        expect((yield* Effect.flip(throttle.check("ana@acme.test", STRANGER))).retryAfter).toBe(5 * 60)
+        yield* TestClock.adjust("5 minutes")
+        expect(yield* allowed(throttle, "ana@acme.test", STRANGER)).toBe(true)
+      }))
+
+    it.effect("a success clears its address's window only", () =>
+      Effect.gen(function*() {
+        const throttle = yield* LoginThrottle
+        yield* failures(throttle, "cleo@acme.test", OWNER, MAX_FAILURES - 1)
+        yield* throttle.recordSuccess("cleo@acme.test", OWNER)
+        yield* failures(throttle, "cleo@acme.test", OWNER, MAX_FAILURES - 1)
+        expect(yield* allowed(throttle, "cleo@acme.test", OWNER)).toBe(true)
+        yield* failures(throttle, "cleo@acme.test", STRANGER, MAX_FAILURES)
+        yield* throttle.recordSuccess("cleo@acme.test", OWNER)
+        expect(yield* allowed(throttle, "cleo@acme.test", STRANGER)).toBe(false)
       }))
   })
 
   layer(LoginThrottle.Default)((it) => {
-    it.effect("keeps at most MAX_EMAILS windows: a flood of new emails drops the oldest, not the newest lock", () =>
+    it.effect("100 failures for one email from many addresses lock it from everywhere", () =>
       Effect.gen(function*() {
         const throttle = yield* LoginThrottle
-        for (let i = 0; i < MAX_EMAILS; i++) {
-          yield* throttle.recordFailure(`flood-${i}@example.test`)
+        // nine failures from each of eleven addresses, none locked on its own
+        for (let i = 0; i < 11; i++) yield* failures(throttle, "dora@acme.test", `ip:192.0.2.${i}`, MAX_FAILURES - 1)
+        expect(yield* allowed(throttle, "dora@acme.test", OWNER)).toBe(true)
+        yield* TestClock.adjust("1 minute")
+        yield* throttle.recordFailure("dora@acme.test", "ip:192.0.2.200")
+        // 9 × 11 + 1 = 100
+        expect(MAX_FAILURES_PER_EMAIL).toBe(100)
+        const locked = yield* Effect.flip(throttle.check("dora@acme.test", OWNER))
+        // the email's window started with the first failure, a minute ago
+        expect(locked.retryAfter).toBe(14 * 60)
+        expect(yield* allowed(throttle, "someone-else@acme.test", OWNER)).toBe(true)
+        yield* TestClock.adjust("14 minutes")
+        expect(yield* allowed(throttle, "dora@acme.test", OWNER)).toBe(true)
+      }))
+  })
+
+  layer(LoginThrottle.Default)((it) => {
+    it.effect("keeps at most MAX_KEYS windows per table: a flood of new keys drops the oldest, not the newest lock", () =>
+      Effect.gen(function*() {
+        const throttle = yield* LoginThrottle
+        for (let i = 0; i < MAX_KEYS; i++) {
+          yield* throttle.recordFailure(`flood-${i}@example.test`, STRANGER)
           if (i % 1_000 === 999) yield* TestClock.adjust("1 millis")
         }
-        expect(yield* throttle.size).toBe(MAX_EMAILS)
+        expect(yield* throttle.size).toEqual({ pairs: MAX_KEYS, emails: MAX_KEYS })
         // one more email, locked: the oldest tenth made room for it in one pass
-        yield* failures(throttle, "victim@acme.test", MAX_FAILURES)
-        expect(yield* throttle.size).toBe(Math.floor(MAX_EMAILS * 0.9) + 1)
-        expect((yield* Effect.flip(throttle.check("victim@acme.test")))._tag).toBe("RateLimited")
+        yield* failures(throttle, "victim@acme.test", STRANGER, MAX_FAILURES)
+        const room = Math.floor(MAX_KEYS * 0.9) + 1
+        expect(yield* throttle.size).toEqual({ pairs: room, emails: room })
+        expect((yield* Effect.flip(throttle.check("victim@acme.test", STRANGER)))._tag).toBe("RateLimited")
         // a megabyte of email is one window like any other
-        yield* throttle.recordFailure(`${"a".repeat(1_000_000)}@example.test`)
-        expect(yield* throttle.size).toBe(Math.floor(MAX_EMAILS * 0.9) + 2)
+        yield* throttle.recordFailure(`${"a".repeat(1_000_000)}@example.test`, STRANGER)
+        expect(yield* throttle.size).toEqual({ pairs: room + 1, emails: room + 1 })
         // closed windows go by the minute: nothing is kept past the window
         yield* TestClock.adjust("16 minutes")
-        expect(yield* throttle.size).toBe(0)
-        expect(Either.isRight(yield* Effect.either(throttle.check("victim@acme.test")))).toBe(true)
+        expect(yield* throttle.size).toEqual({ pairs: 0, emails: 0 })
+        expect(yield* allowed(throttle, "victim@acme.test", STRANGER)).toBe(true)
       }), 60_000)
   })
 })

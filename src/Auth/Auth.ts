@@ -140,32 +140,34 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
       organizations.membership({ userId, organizationSlug }).pipe(Effect.orDie)
 
     /**
-     * Checks an email and password under the login lockout (10 failures for one email in 15 minutes,
-     * then 429 until the window has passed; LoginThrottle.ts): `POST /login` and the
-     * dashboard's sign-in share it, so neither is a way around the other's count.
+     * Checks an email and password under the login lockout (LoginThrottle.ts: 10 failures for one
+     * email from one client address in 15 minutes, or 100 from all addresses, then 429 until the
+     * window has passed): `POST /login`, the dashboard's sign-in and its password change share it,
+     * so none is a way around the others' count. `client` is the client address's rate-limit key
+     * (Http/ClientAddress.ts `rateKeyOf`).
      */
-    const verify = Effect.fn("Auth.verify")(function*(email: string, password: Redacted.Redacted) {
+    const verify = Effect.fn("Auth.verify")(function*(email: string, password: Redacted.Redacted, client: string) {
       // longer than any member's can be: refused before the lockout's count, the database and scrypt
       if (email.length > EMAIL_MAX_LENGTH || Redacted.value(password).length > PASSWORD_MAX_LENGTH) {
         return yield* new Unauthorized({ message: "Invalid email or password" })
       }
       const key = emailKeyOf(email)
-      yield* throttle.check(key)
+      yield* throttle.check(key, client)
       const user = yield* organizations.userByEmail(key).pipe(Effect.orDie)
       const matches = yield* verifyPassword(
         password,
         Option.match(user, { onNone: () => DUMMY_PASSWORD_HASH, onSome: (u) => u.password_hash })
       )
       if (Option.isNone(user) || !matches) {
-        yield* throttle.recordFailure(key)
+        yield* throttle.recordFailure(key, client)
         return yield* new Unauthorized({ message: "Invalid email or password" })
       }
-      yield* throttle.recordSuccess(key)
+      yield* throttle.recordSuccess(key, client)
       return user.value
     })
 
-    const login = Effect.fn("Auth.login")(function*(email: string, password: Redacted.Redacted) {
-      const user = yield* verify(email, password)
+    const login = Effect.fn("Auth.login")(function*(email: string, password: Redacted.Redacted, client: string) {
+      const user = yield* verify(email, password, client)
       const token = ACCESS_TOKEN_PREFIX + (yield* ids.secret(32))
       const now = yield* DateTime.now
       yield* repo.deleteExpiredAccessTokens(DateTime.formatIso(now))

@@ -2,21 +2,30 @@
  * Dashboard sessions (docs/integrators.md#the-dashboard): a random id of 256 bits in the `convene_session` cookie,
  * stored as a hash; idle expiry `SESSION_IDLE_TIMEOUT`, absolute expiry 7 days; ended at sign-out,
  * and with every other session of the user when their password changes. Each session has its own
- * CSRF token, which every form of the dashboard carries.
+ * CSRF token, which every form of the dashboard carries. A user keeps at most `MAX_SESSIONS_PER_USER`
+ * sessions: a new sign-in ends the oldest (CONTRACT §18). Sessions that have ended are deleted by
+ * `SessionsPurgeLive`, a fiber of the server's.
  */
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { hashToken } from "./Secrets.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
+import { recurring } from "../Ops/Recurring.js"
 import { SessionsRepo } from "./SessionsRepo.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 export const SESSION_LIFETIME = Duration.days(7)
+/** The most sessions one user keeps; a new sign-in past it ends the oldest. */
+export const MAX_SESSIONS_PER_USER = 20
+/** How often ended sessions are deleted. */
+export const PURGE_INTERVAL = Duration.minutes(10)
 /** `last_seen_at` is written at most once a minute per session, not on every request. */
 const TOUCH_INTERVAL_MILLIS = 60_000
 
@@ -45,18 +54,22 @@ const parseFlash = (text: string | null): Flash | null => text === null ? null :
 
 export class Sessions extends Effect.Service<Sessions>()("Convene/Sessions", {
   effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
     const repo = yield* SessionsRepo
     const ids = yield* Ids
     const { sessionIdleTimeout } = yield* AppConfig
     const idleMillis = Duration.toMillis(sessionIdleTimeout)
 
-    /** A new session (always a new id: a cookie set before sign-in is never promoted). */
+    /**
+     * A new session (always a new id: a cookie set before sign-in is never promoted). In the same
+     * transaction, the user's oldest sessions past `MAX_SESSIONS_PER_USER` end, and their ended ones
+     * go.
+     */
     const start = Effect.fn("Sessions.start")(function*(userId: number, organizationId: OrganizationRowId | null) {
       const now = yield* Clock.currentTimeMillis
       const at = new Date(now).toISOString()
-      yield* repo.deleteEnded(at, new Date(now - idleMillis).toISOString())
       const token = yield* ids.secret(32)
-      yield* repo.insert({
+      const row = {
         publicId: yield* ids.uuid,
         tokenHash: hashToken(token),
         userId,
@@ -64,7 +77,11 @@ export class Sessions extends Effect.Service<Sessions>()("Convene/Sessions", {
         csrf: yield* ids.secret(32),
         at,
         expiresAt: new Date(now + Duration.toMillis(SESSION_LIFETIME)).toISOString()
-      })
+      }
+      yield* Effect.zipRight(
+        repo.insert(row),
+        repo.keepNewest(userId, MAX_SESSIONS_PER_USER, at, new Date(now - idleMillis).toISOString())
+      ).pipe(sql.withTransaction)
       return token
     }, Effect.orDie)
 
@@ -110,3 +127,22 @@ export class Sessions extends Effect.Service<Sessions>()("Convene/Sessions", {
   }),
   dependencies: [SessionsRepo.Default, Ids.Default]
 }) {}
+
+/**
+ * Deletes the sessions that can never be used again (revoked, past their 7 days, or idle longer
+ * than `SESSION_IDLE_TIMEOUT`; CONTRACT §18, retention): a fiber owned by the server's scope, at
+ * start and then every `PURGE_INTERVAL`. A pass that fails (the database away) is logged and the
+ * next one tries again; the fiber stops when the server closes. The admin CLI does not run it.
+ */
+export const sessionsPurge = Layer.scopedDiscard(Effect.gen(function*() {
+  const repo = yield* SessionsRepo
+  const { sessionIdleTimeout } = yield* AppConfig
+  const idleMillis = Duration.toMillis(sessionIdleTimeout)
+  const pass = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    repo.deleteEnded(new Date(now).toISOString(), new Date(now - idleMillis).toISOString())).pipe(
+      Effect.tap((deleted) => deleted === 0 ? Effect.void : Effect.logDebug(`sessions: ${deleted} ended sessions deleted`))
+    )
+  yield* recurring("sessions purge", pass, PURGE_INTERVAL)
+}))
+
+export const SessionsPurgeLive = sessionsPurge.pipe(Layer.provide(SessionsRepo.Default))

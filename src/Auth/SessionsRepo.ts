@@ -68,10 +68,23 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("Convene/Sessio
       sql`UPDATE sessions SET revoked_at = ${at}
           WHERE user_id = ${userId} AND revoked_at IS NULL AND (${except(exceptId)} IS NULL OR id != ${exceptId})`
 
-    /** Sessions that can never be used again are deleted now and then. */
+    /** Sessions that can never be used again are deleted now and then; answers how many. */
     const deleteEnded = (now: string, idleBefore: string) =>
-      sql`DELETE FROM sessions WHERE expires_at <= ${now} OR revoked_at IS NOT NULL OR last_seen_at <= ${idleBefore}`
+      Effect.map(
+        sql`DELETE FROM sessions WHERE expires_at <= ${now} OR revoked_at IS NOT NULL OR last_seen_at <= ${idleBefore} RETURNING id`,
+        (rows) => rows.length
+      )
 
-    return { insert, byTokenHash, touch, setOrganization, setFlash, revoke, revokeAllOfUser, deleteEnded } as const
+    /**
+     * Keeps a user's `keep` newest live sessions and deletes the others: the oldest live ones past
+     * `keep`, and the user's ended ones (revoked, expired, idle since `idleBefore`).
+     */
+    const keepNewest = (userId: number, keep: number, now: string, idleBefore: string) =>
+      sql`DELETE FROM sessions WHERE user_id = ${userId} AND id NOT IN (
+            SELECT id FROM sessions
+            WHERE user_id = ${userId} AND revoked_at IS NULL AND expires_at > ${now} AND last_seen_at > ${idleBefore}
+            ORDER BY id DESC LIMIT ${keep})`
+
+    return { insert, byTokenHash, touch, setOrganization, setFlash, revoke, revokeAllOfUser, deleteEnded, keepNewest } as const
   })
 }) {}

@@ -61,6 +61,8 @@ export interface AppConfigShape {
   }
   /** Email (`SMTP_URL` and `MAIL_FROM`, docs/integrators.md#email-invitations); none when both are unset. */
   readonly email: Option.Option<EmailSettings>
+  /** The most emails one organization sends in any 24 hours (`EMAIL_DAILY_LIMIT`, Email/EmailQuota.ts). */
+  readonly emailDailyLimit: number
   /** Reverse proxies whose forwarding headers are believed (`TRUSTED_PROXIES`). */
   readonly trustedProxies: TrustedProxies
   readonly logLevel: LogLevel.LogLevel
@@ -232,6 +234,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     allowPrivateDestinations: Env.boolean("WEBHOOK_ALLOW_PRIVATE_DESTINATIONS", false)
   }),
   email,
+  emailDailyLimit: Env.integer("EMAIL_DAILY_LIMIT", 1000, 0, 10_000_000),
   trustedProxies,
   logLevel,
   shutdownGracePeriod: Env.duration("SHUTDOWN_GRACE_PERIOD", "10 seconds"),

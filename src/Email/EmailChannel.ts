@@ -1,8 +1,10 @@
 /**
  * The outbox's email channel: one SMTP send per attempt (Mailer.ts), its outcome recorded like a
  * webhook's: `delivered` on the server's acceptance, `failed` at once on a permanent refusal, else
- * retried on `WEBHOOK_RETRY_SCHEDULE` until the attempts run out.
+ * retried on `WEBHOOK_RETRY_SCHEDULE` until the attempts run out. A delivered email's body and
+ * attachments are deleted in the transaction that records it delivered (CONTRACT §18, retention).
  */
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { AppConfig } from "../Config/AppConfig.js"
@@ -18,6 +20,7 @@ const decodeAttachments = Schema.decode(Schema.parseJson(Schema.Array(EmailAttac
 
 export const emailChannel = Effect.gen(function*() {
   const { webhooks } = yield* AppConfig
+  const sql = yield* SqlClient.SqlClient
   const emails = yield* EmailsRepo
   const outbox = yield* OutboxRepo
   const mailer = yield* Mailer
@@ -46,7 +49,12 @@ export const emailChannel = Effect.gen(function*() {
         }))
       // recorded whole or not at all: an interruption here leaves the claim to be released; and only
       // under this attempt's lease (not when the delivery was cancelled or claimed again meanwhile)
-      yield* Effect.uninterruptible(Effect.flatMap(nowIso, (at) => outbox.record(outcome, lease, at)))
+      const recorded = Effect.flatMap(nowIso, (at) => outbox.record(outcome, lease, at))
+      yield* Effect.uninterruptible(
+        outcome.status === "delivered"
+          ? sql.withTransaction(Effect.flatMap(recorded, (done) => done ? emails.forgetContent(id) : Effect.void))
+          : recorded
+      )
     })
 
   return { name: "email", deliver } satisfies Channel

@@ -94,9 +94,12 @@ export class Idempotency extends Effect.Service<Idempotency>()("Convene/Idempote
         Effect.orDie
       )
 
-    /** Keeps the first response; a 5xx is not kept, and the key is free again. */
+    /**
+     * Keeps the first response; a 5xx is not kept, nor a 429 (a quota that says to retry after
+     * `Retry-After`: a kept 429 would answer that retry for 24 hours), and the key is free again.
+     */
     const complete = (callerKey: string, key: string, response: StoredResponse) =>
-      (response.status >= 500
+      (response.status >= 500 || response.status === 429
         ? release(callerKey, key)
         : direct.run(
           sql`UPDATE idempotency_keys SET state = 'done', status = ${response.status},

@@ -6,7 +6,7 @@ import * as Schema from "effect/Schema"
 import { TeamMemberAccess, ViewerAccess } from "../Auth/Access.js"
 import { optional } from "../Domain/Fields.js"
 import { EmailNotConfigured } from "../Email/EmailNotConfigured.js"
-import { Conflict, NotFound } from "../Domain/Errors.js"
+import { Conflict, NotFound, RateLimited } from "../Domain/Errors.js"
 import { PayloadTooLarge } from "../Http/Errors.js"
 import { Limit, Skip } from "../Http/Params.js"
 import { Idempotent } from "../Idempotency/Idempotent.js"
@@ -23,6 +23,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .addError(NotFound.Wire)
       .addError(Conflict.Wire)
       .addError(EmailNotConfigured.Wire)
+      .addError(RateLimited.Wire)
       .addError(PayloadTooLarge.Wire)
       .middleware(Idempotent)
       .middleware(TeamMemberAccess)
@@ -37,9 +38,13 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
           "`message`, a plain-text and an HTML part, and an `invitation.ics` calendar file (METHOD:PUBLISH). Every email " +
           "is queued in the request's transaction (all or none) and sent through the outbox like webhooks: at least " +
           "once, retried on WEBHOOK_RETRY_SCHEDULE after a temporary failure, failed at once when the SMTP server " +
-          "refuses it (5xx), surviving restarts. Answers 202 `{ queued }`; follow them in GET /event/{id}/invitations. " +
-          "409 `email_not_configured` when SMTP_URL and MAIL_FROM are unset; 409 `conflict` when the event has no " +
-          "public page (`primarySlug` null), since the emails would have no RSVP link."
+          "refuses it (5xx), surviving restarts. A guest who got an invitation to this event in the last 10 minutes " +
+          "gets none now: they are `skipped`. Answers 202 `{ queued, skipped }`; follow them in " +
+          "GET /event/{id}/invitations. An organization sends at most EMAIL_DAILY_LIMIT emails (default 1,000) in any " +
+          "24 hours: a request whose emails would go past it answers 429 `rate_limited` and queues nothing, with " +
+          "`Retry-After` the seconds until the quota allows it (a request for more emails than the limit itself can " +
+          "never go: send it in parts). 409 `email_not_configured` when SMTP_URL and MAIL_FROM are unset; 409 " +
+          "`conflict` when the event has no public page (`primarySlug` null), since the emails would have no RSVP link."
       )
   )
   .add(

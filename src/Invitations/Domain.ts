@@ -6,6 +6,8 @@ import { RsvpStatus } from "../Guests/Domain.js"
 /** The most guests one request names, and the most emails one request queues. */
 export const MAX_PERSON_IDS = 500
 export const MAX_RECIPIENTS = 5_000
+/** A guest invited to an event is not invited to it again within this many minutes (CONTRACT §18). */
+export const REINVITE_WINDOW_MINUTES = 10
 
 const OneLine = Text(200).pipe(
   Schema.filter((s) => !/[\r\n]/.test(s), { message: () => "must be one line" }),
@@ -42,8 +44,11 @@ export const SendInvitations = Schema.Struct({
 export type SendInvitations = typeof SendInvitations.Type
 
 export const InvitationsQueued = Schema.Struct({
-  queued: Schema.Int.annotations({ description: "Emails queued: one per targeted guest" })
-}).annotations({ identifier: "InvitationsQueued", examples: [{ queued: 42 }] })
+  queued: Schema.Int.annotations({ description: "Emails queued: one per targeted guest, but for those skipped" }),
+  skipped: Schema.Int.annotations({
+    description: `Targeted guests who got no email: each already got an invitation to this event in the last ${REINVITE_WINDOW_MINUTES} minutes`
+  })
+}).annotations({ identifier: "InvitationsQueued", examples: [{ queued: 42, skipped: 0 }, { queued: 40, skipped: 2 }] })
 
 export const InvitationStatus = Schema.Literal("queued", "sent", "failed")
 

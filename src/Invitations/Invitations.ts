@@ -6,6 +6,7 @@
  * retried, surviving restarts. The dashboard's preview renders the same email for one guest.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Calendars } from "../Calendar/Calendars.js"
@@ -15,6 +16,7 @@ import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { EmailNotConfigured } from "../Email/EmailNotConfigured.js"
 import { EmailOutbox } from "../Email/EmailOutbox.js"
+import { EmailQuota } from "../Email/EmailQuota.js"
 import { type InvitationInput, type RenderedEmail, renderInvitation } from "../Email/InvitationEmail.js"
 import { Mailer } from "../Email/Mailer.js"
 import { Events } from "../Events/Events.js"
@@ -24,7 +26,7 @@ import { GuestReads } from "../Guests/GuestReads.js"
 import { Conflict, InvalidRequest } from "../Domain/Errors.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { PublicOrigin } from "../PublicOrigin.js"
-import { type Invitation, MAX_RECIPIENTS, type SendInvitations } from "./Domain.js"
+import { type Invitation, MAX_RECIPIENTS, REINVITE_WINDOW_MINUTES, type SendInvitations } from "./Domain.js"
 import { type InvitationRow, EventInvitationsRepo, type RecipientRow } from "./InvitationsRepo.js"
 import { orDieOnStorage } from "../SqlErrors.js"
 
@@ -39,6 +41,8 @@ export interface Composition {
 }
 
 export const CALENDAR_ATTACHMENT = { filename: "invitation.ics", contentType: "text/calendar; charset=utf-8; method=PUBLISH" } as const
+
+const REINVITE_WINDOW_MILLIS = REINVITE_WINDOW_MINUTES * 60_000
 
 const statusOf = (delivery: string): Invitation["status"] =>
   delivery === "delivered" ? "sent" : delivery === "pending" ? "queued" : "failed"
@@ -65,6 +69,7 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
     const guestLists = yield* GuestLists
     const guests = yield* GuestReads
     const emails = yield* EmailOutbox
+    const emailQuota = yield* EmailQuota
     const mailer = yield* Mailer
     const organizations = yield* Organizations
     const calendars = yield* Calendars
@@ -128,6 +133,11 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
         )
         : Effect.succeed(event.slug)
 
+    /** The guests (person row ids) invited to the event within the last ten minutes: they get no email now. */
+    const recentlyInvited = (event: EventRow) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        repo.invitedSince(event.id, new Date(now - REINVITE_WINDOW_MILLIS).toISOString()))
+
     const send = Effect.fn("Invitations.send")(function*(caller: Caller, eventId: string, input: SendInvitations) {
       const event = yield* events.find(caller, eventId)
       const organizer = yield* organizerOf(caller)
@@ -135,39 +145,50 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
       return yield* Effect.gen(function*() {
         const recipients = yield* recipientsOf(caller, event, audience)
         const slug = yield* sendable(event)
-        const tokens = yield* guestLists.ensureInviteTokens(caller.organizationId, event, recipients)
+        // read in the write transaction, as the quota is: two requests at once cannot both invite a guest
+        const recent = yield* recentlyInvited(event)
+        const due = recipients.filter((guest) => !recent.has(guest.person_id))
         const at = yield* nowIso
-        for (const guest of recipients) {
-          const rsvpLink = origin.rsvpLink(slug, tokens.get(guest.gid)!)!
-          const { calendar, rendered } = compose(event, organizer, guest, rsvpLink, input)
-          const deliveryId = yield* emails.enqueue(caller.organizationId, {
-            to: guest.email,
-            ...rendered,
-            attachments: [{ ...CALENDAR_ATTACHMENT, content: calendar }]
-          })
-          yield* repo.insert({
-            publicId: yield* ids.uuid,
-            organizationId: caller.organizationId,
-            eventId: event.id,
-            personId: guest.person_id,
-            deliveryId,
-            at
-          })
-        }
-        return { queued: recipients.length }
+        // the quota first (429, nothing written), then the guests' links and their emails
+        yield* emails.batch(caller.organizationId, due.length, (enqueue) =>
+          Effect.gen(function*() {
+            const tokens = yield* guestLists.ensureInviteTokens(caller.organizationId, event, due)
+            for (const guest of due) {
+              const rsvpLink = origin.rsvpLink(slug, tokens.get(guest.gid)!)!
+              const { calendar, rendered } = compose(event, organizer, guest, rsvpLink, input)
+              const deliveryId = yield* enqueue({
+                to: guest.email,
+                ...rendered,
+                attachments: [{ ...CALENDAR_ATTACHMENT, content: calendar }]
+              })
+              yield* repo.insert({
+                publicId: yield* ids.uuid,
+                organizationId: caller.organizationId,
+                eventId: event.id,
+                personId: guest.person_id,
+                deliveryId,
+                at
+              })
+            }
+          }))
+        return { queued: due.length, skipped: recipients.length - due.length }
       }).pipe(sql.withTransaction, orDieOnStorage)
     })
 
     /**
-     * What sending would do, without writing anything: how many guests it reaches, and the email
-     * the first of them would get (their RSVP link as it is, or as it will look once created).
+     * What sending would do, without writing anything: how many guests it reaches (and how many of
+     * them would be skipped, invited in the last ten minutes), and the email the first of them not
+     * skipped would get (their RSVP link as it is, or as it will look once created).
      */
     const preview = Effect.fn("Invitations.preview")(function*(caller: Caller, eventId: string, audience: Audience, composition: Composition) {
       const event = yield* events.find(caller, eventId)
       const organizer = yield* organizerOf(caller)
       const recipients = yield* recipientsOf(caller, event, audience).pipe(orDieOnStorage)
-      const first = recipients[0]
-      if (first === undefined || event.slug === null) return { recipients, sample: undefined }
+      const recent = yield* recentlyInvited(event).pipe(Effect.orDie)
+      const skipped = recipients.filter((guest) => recent.has(guest.person_id)).length
+      // the email of the first guest who would get one (of the first guest, when all would be skipped)
+      const first = recipients.find((guest) => !recent.has(guest.person_id)) ?? recipients[0]
+      if (first === undefined || event.slug === null) return { recipients, skipped, sample: undefined }
       const token = (yield* guests.inviteTokens([first.gid]).pipe(Effect.orDie)).get(first.gid)
       const rsvpLink = origin.rsvpLink(event.slug, token ?? "(their personal link, made when sent)")!
       const { calendar, input, rendered } = compose(event, organizer, first, rsvpLink, composition)
@@ -177,7 +198,7 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
         calendar,
         input
       }
-      return { recipients, sample }
+      return { recipients, skipped, sample }
     })
 
     const list = Effect.fn("Invitations.list")(function*(caller: Caller, eventId: string, params: {
@@ -208,6 +229,8 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
       sender: Option.map(mailer.settings, (s) => s.from),
       send,
       preview,
+      /** The organization's daily email quota as it stands (the dashboard shows what is left). */
+      quota: (caller: Caller) => emailQuota.state(caller.organizationId).pipe(Effect.orDie),
       list,
       overview
     } as const
@@ -218,6 +241,7 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
     GuestLists.Default,
     GuestReads.Default,
     EmailOutbox.Default,
+    EmailQuota.Default,
     Mailer.Default,
     Organizations.Default,
     Calendars.Default,

@@ -82,6 +82,18 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
       direct.run(sql`INSERT INTO invitations (public_id, organization_id, event_id, person_id, delivery_id, created_at)
           VALUES (${row.publicId}, ${row.organizationId}, ${row.eventId}, ${row.personId}, ${row.deliveryId}, ${row.at})`)
 
+    /**
+     * Which of the event's guests got an invitation after `since` (an ISO time): the ten-minute
+     * window's (on the index `invitations_recent`, migration 0022).
+     */
+    const invitedSince = (eventId: EventRowId, since: string) =>
+      Effect.map(
+        direct.rows<{ readonly person_id: PersonRowId }>(
+          sql`SELECT DISTINCT person_id FROM invitations WHERE event_id = ${eventId} AND created_at > ${since}`
+        ),
+        (rows) => new Set<number>(rows.map((r) => Number(r.person_id)))
+      )
+
     /** A page of an event's invitations, newest first. */
     const list = (eventId: EventRowId, limit: number, skip: number) =>
       direct.rows<InvitationRow>(
@@ -102,6 +114,6 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
             WHERE i.event_id = ${eventId} GROUP BY d.status`
       )
 
-    return { guestsByPersonIds, guestsByStatuses, countByStatus, insert, list, countByState } as const
+    return { guestsByPersonIds, guestsByStatuses, countByStatus, insert, invitedSince, list, countByState } as const
   })
 }) {}

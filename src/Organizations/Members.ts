@@ -249,19 +249,20 @@ export class Members extends Effect.Service<Members>()("Convene/Members", {
 
     /**
      * A signed-in user's change of their own password (the dashboard's Account page). The current
-     * password is checked under the sign-in lockout (`Auth.verify`: a wrong one counts as a failed
-     * sign-in, and a locked email is refused even with the right one); then every sign-in of the
-     * user ends, the one that made the change included.
+     * password is checked under the sign-in lockout (`Auth.verify`, for the client address `client`:
+     * a wrong one counts as a failed sign-in, and a locked email is refused even with the right
+     * one); then every sign-in of the user ends, the one that made the change included.
      */
     const changePassword = Effect.fn("Members.changePassword")(function*(
       userId: number,
       current: Redacted.Redacted,
-      password: Redacted.Redacted
+      password: Redacted.Redacted,
+      client: string
     ) {
       yield* passwordRule(password, "newPassword")
       const user = yield* users.userById(userId).pipe(Effect.orDie)
       if (Option.isNone(user)) return yield* new NotFound({ message: "No such user" })
-      yield* auth.verify(user.value.email, current)
+      yield* auth.verify(user.value.email, current, client)
       yield* replacePassword(user.value, password)
     })
 

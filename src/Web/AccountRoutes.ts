@@ -89,7 +89,7 @@ export const AccountRoutesLive = HttpApiBuilder.Router.use((router) =>
           const next = form.raw("newPassword")
           const errors = passwordErrors(current, next, form.raw("confirmPassword"))
           if (errors.length > 0) return accountPage(view, errors, 400)
-          const changed = yield* members.changePassword(view.session.userId, Redacted.make(current), Redacted.make(next)).pipe(
+          const changed = yield* members.changePassword(view.session.userId, Redacted.make(current), Redacted.make(next), yield* web.clientKey).pipe(
             Effect.catchTag("NotFound", Effect.die),
             Effect.either
           )

@@ -123,7 +123,7 @@ export const CoreRoutesLive = HttpApiBuilder.Router.use((router) =>
             error: `An email has at most ${EMAIL_MAX_LENGTH} characters and a password at most ${PASSWORD_MAX_LENGTH}.`
           }, 400)
         }
-        const user = yield* auth.verify(email, Redacted.make(password)).pipe(Effect.either)
+        const user = yield* auth.verify(email, Redacted.make(password), yield* web.clientKey).pipe(Effect.either)
         if (user._tag === "Left") {
           return user.left._tag === "RateLimited"
             ? yield* signInPage(

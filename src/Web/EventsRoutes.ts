@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import type { Event } from "../Events/Domain.js"
 import { Events } from "../Events/Events.js"
 import { GuestLists } from "../Guests/GuestLists.js"
+import { EventInvitations } from "../Invitations/Invitations.js"
 import type { Conflict, InvalidRequest } from "../Domain/Errors.js"
 import { Members } from "../Organizations/Members.js"
 import { PublicOrigin } from "../PublicOrigin.js"
@@ -55,6 +56,7 @@ export const EventsRoutesLive = HttpApiBuilder.Router.use((router) =>
     const web = yield* Web
     const events = yield* Events
     const guestLists = yield* GuestLists
+    const invitations = yield* EventInvitations
     const members = yield* Members
     const publicOrigin = yield* PublicOrigin
     const { site } = web
@@ -167,6 +169,8 @@ export const EventsRoutesLive = HttpApiBuilder.Router.use((router) =>
           const event = yield* events.get(viewer.caller, id)
           const counts = yield* guestLists.counts(viewer.caller, id)
           const now = yield* Clock.currentTimeMillis
+          // said here when the daily email limit is reached: the guests' emails about it stop
+          const emailQuota = invitations.configured ? yield* invitations.quota(viewer.caller) : null
           return web.render(EventPage({
             site,
             member: viewer.member,
@@ -175,6 +179,7 @@ export const EventsRoutesLive = HttpApiBuilder.Router.use((router) =>
             counts,
             past: Date.parse(event.primaryDate) < now,
             canEdit: viewer.can("Admin"),
+            emailQuota,
             rsvpPage: event.primarySlug === null ? null : publicOrigin.url(`/rsvp/${encodeURIComponent(event.primarySlug)}`)
           }))
         }))

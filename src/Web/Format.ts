@@ -56,6 +56,13 @@ export const count = (n: number): string => n.toLocaleString("en-US")
 
 export const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`
 
+/** A wait of `seconds` in words, rounded up to the minute: `5 minutes`, `23 hours 50 minutes`. */
+export const waitInWords = (seconds: number): string => {
+  const minutes = Math.ceil(seconds / 60)
+  if (minutes < 60) return plural(minutes, "minute")
+  return `${plural(Math.floor(minutes / 60), "hour")}${minutes % 60 === 0 ? "" : ` ${plural(minutes % 60, "minute")}`}`
+}
+
 /** The offset of a time zone at an instant, in minutes east of UTC. */
 const offsetMinutes = (instant: number, timeZone: string): number => {
   const parts = new Intl.DateTimeFormat("en-US", {

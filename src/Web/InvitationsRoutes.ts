@@ -9,6 +9,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -17,9 +18,9 @@ import * as Schema from "effect/Schema"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { defaultSubject } from "../Email/InvitationEmail.js"
 import type { InvalidRequest } from "../Domain/Errors.js"
-import { SendInvitations } from "../Invitations/Domain.js"
+import { REINVITE_WINDOW_MINUTES, SendInvitations } from "../Invitations/Domain.js"
 import { type Audience, EventInvitations } from "../Invitations/Invitations.js"
-import { dateTimeIn, plural } from "./Format.js"
+import { dateTimeIn, plural, waitInWords } from "./Format.js"
 import type { EventSummary } from "./Pages/Guests.js"
 import {
   type ComposeErrors,
@@ -108,6 +109,7 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
     const compose = (viewer: Viewer, id: string, form: ComposeForm, errors: ComposeErrors, status: number) =>
       Effect.gen(function*() {
         const overview = yield* invitations.overview(viewer.caller, id)
+        const quota = yield* invitations.quota(viewer.caller)
         const selected = form.personIds.length === 0
           ? []
           : (yield* invitations.preview(viewer.caller, id, { personIds: form.personIds }, {}).pipe(
@@ -125,7 +127,8 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
             guestsByStatus: overview.guestsByStatus,
             defaultSubject: defaultSubject(overview.event.name),
             errors,
-            blocked: blockedOf(overview.event)
+            blocked: blockedOf(overview.event),
+            quota
           }),
           status
         )
@@ -152,6 +155,7 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
             flash: viewer.flash,
             event: summaryOf(overview.event),
             configured: invitations.configured,
+            quota: invitations.configured ? yield* invitations.quota(viewer.caller) : null,
             canSend: viewer.can("Team Member"),
             byState: overview.byState,
             invitations: log.invitations,
@@ -211,7 +215,7 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
             Effect.catchTag("InvalidRequest", (error) => Effect.succeed(Either.left(error)))
           )
           if (Either.isLeft(previewed)) return yield* compose(viewer, id, composed, errorsOf(issuesOfInvalid(previewed.left), composed), 400)
-          const { recipients, sample } = previewed.right
+          const { recipients, sample, skipped } = previewed.right
           if (recipients.length === 0) {
             return yield* compose(viewer, id, composed, { audience: "No guest has these RSVP statuses. Choose others." }, 400)
           }
@@ -222,8 +226,10 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
             event: summaryOf((yield* invitations.overview(viewer.caller, id)).event),
             form: composed,
             recipients: recipients.map(recipientOf),
+            skipped,
             sample,
-            from: Option.getOrElse(invitations.sender, () => "")
+            from: Option.getOrElse(invitations.sender, () => ""),
+            quota: yield* invitations.quota(viewer.caller)
           }))
         }))
     )
@@ -246,15 +252,28 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
                 return yield* compose(viewer, id, composed, {}, 409)
               case "InvalidRequest":
                 return yield* compose(viewer, id, composed, errorsOf(issuesOfInvalid(error), composed), 400)
+              case "RateLimited": {
+                const { left } = yield* invitations.quota(viewer.caller)
+                const wait = waitInWords(error.retryAfter)
+                const audience = left === 0
+                  ? `The daily email limit is reached: no invitation can be sent now. Try again in ${wait}.`
+                  : `The daily email limit does not allow these invitations now: only ${plural(left, "email")} ${
+                    left === 1 ? "is" : "are"
+                  } left. Send to fewer guests, or try again in ${wait}.`
+                return yield* Effect.map(compose(viewer, id, composed, { audience }, 429), HttpServerResponse.setHeader("retry-after", String(error.retryAfter)))
+              }
               case "NotFound":
                 return yield* error
             }
           }
-          const { queued } = sent.right
+          const { queued, skipped } = sent.right
+          const skippedNote = skipped === 0 ? "" : ` ${plural(skipped, "guest")} got one in the last ${REINVITE_WINDOW_MINUTES} minutes and ${skipped === 1 ? "was" : "were"} skipped.`
           yield* web.flash(
             viewer,
             "success",
-            queued === 0 ? "No invitations queued: no guest matched." : `${plural(queued, "invitation")} queued. They go out in the next moments; this log shows each one.`
+            (queued === 0 && skipped === 0
+              ? "No invitations queued: no guest matched."
+              : `${plural(queued, "invitation")} queued.${queued === 0 ? "" : " They go out in the next moments; this log shows each one."}`) + skippedNote
           )
           return web.redirect(`/app/events/${encodeURIComponent(id)}/invitations`)
         }))

@@ -1,8 +1,10 @@
 /** Events: the list (upcoming and past, search, pages) and an event's page with its guest counts. */
 import type { ComponentChildren, VNode } from "preact"
+import type { QuotaState } from "../../Email/EmailQuota.js"
 import type { Event } from "../../Events/Domain.js"
 import { count, dateTimeIn, plural } from "../Format.js"
 import { Badge, Card, EmptyState, type FlashView, Layout, type Member, PageHeader, Pager, type Site } from "../Html.js"
+import { QuotaReached } from "./EmailQuota.js"
 import { RSVP_STATUSES, type RsvpChoice } from "./Guests.js"
 
 export type When = "upcoming" | "past"
@@ -196,6 +198,8 @@ export const EventPage = (props: {
   counts: GuestCounts
   past: boolean
   canEdit: boolean
+  /** The daily email quota, when email is set up: the page says when it is used up. */
+  emailQuota: QuotaState | null
   /** the public RSVP page's address, when the event has one */
   rsvpPage: string | null
 }) => {
@@ -232,6 +236,7 @@ export const EventPage = (props: {
         {event.capacity !== null ? <li><Badge tone="warn">Capacity {count(event.capacity)}</Badge></li> : null}
         {event.ticketingEnabled ? <li><Badge tone="info">Ticketing</Badge></li> : null}
       </ul>
+      {props.emailQuota === null ? null : <QuotaReached quota={props.emailQuota} />}
 
       <section aria-labelledby="guests-title">
         <h2 id="guests-title" class="section-title">Guests</h2>

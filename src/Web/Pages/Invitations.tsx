@@ -4,8 +4,9 @@
  * real email for one recipient before anything is sent. Without SMTP_URL and MAIL_FROM the pages
  * say how to set email up and offer no way to send.
  */
+import type { QuotaState } from "../../Email/EmailQuota.js"
 import { type InvitationInput, InvitationPreview } from "../../Email/InvitationEmail.js"
-import type { Invitation } from "../../Invitations/Domain.js"
+import { type Invitation, REINVITE_WINDOW_MINUTES } from "../../Invitations/Domain.js"
 import { count, plural } from "../Format.js"
 import {
   Badge,
@@ -22,6 +23,7 @@ import {
   type Site,
   TextArea
 } from "../Html.js"
+import { QuotaLine, QuotaShort } from "./EmailQuota.js"
 import { type EventSummary, eventPath, RSVP_STATUSES } from "./Guests.js"
 
 export const INVITATIONS_PER_PAGE = 50
@@ -84,6 +86,8 @@ export const InvitationsPage = (props: {
   flash: FlashView | null
   event: EventSummary
   configured: boolean
+  /** The daily email quota (when email is set up). */
+  quota: QuotaState | null
   canSend: boolean
   byState: { readonly queued: number; readonly sent: number; readonly failed: number }
   invitations: ReadonlyArray<Invitation>
@@ -103,6 +107,7 @@ export const InvitationsPage = (props: {
         actions={sendButton}
       />
       {props.configured ? null : <EmailSetup />}
+      {props.quota === null ? null : <QuotaLine quota={props.quota} />}
       {props.total === 0
         ? (
           <EmptyState title="No invitations sent yet">
@@ -188,6 +193,7 @@ export const ComposePage = (props: {
   errors: ComposeErrors
   /** Why nothing can be sent (no public page), if so. */
   blocked?: string | undefined
+  quota: QuotaState
 }) => {
   const { event, form, site } = props
   const errors = Object.entries(props.errors).map(([field, message]) => ({ field, message: message! }))
@@ -200,6 +206,7 @@ export const ComposePage = (props: {
         back={{ href: site.href(eventPath(event, "/guests")), label: "Guest list" }}
       />
       <ErrorSummary errors={errors} />
+      <QuotaLine quota={props.quota} />
       {props.blocked !== undefined
         ? (
           <div class="flash error" role="alert">
@@ -289,26 +296,39 @@ export const PreviewPage = (props: {
   event: EventSummary
   form: ComposeForm
   recipients: ReadonlyArray<Recipient>
+  /** Of the recipients, those invited in the last ten minutes, who get no email now. */
+  skipped: number
   sample: { readonly to: string; readonly subject: string; readonly text: string; readonly input: InvitationInput }
   from: string
+  quota: QuotaState
 }) => {
   const { event, form, site } = props
-  const first = props.recipients[0]!
-  const others = props.recipients.length - 1
+  const sending = props.recipients.length - props.skipped
+  const guest = props.sample.input.guest
+  const name = `${guest.firstName} ${guest.lastName}`.trim()
+  const others = (sending > 0 ? sending : props.recipients.length) - 1
   return (
     <Layout site={site} member={props.member} title={`Preview · ${event.name}`} section="events">
       <PageHeader
         title="Check the invitation"
-        lead={<>{plural(props.recipients.length, "guest")} will get this email, each with their own RSVP link and a calendar file.</>}
+        lead={<>{plural(sending, "guest")} will get this email, each with their own RSVP link and a calendar file.</>}
         back={{ href: site.href(eventPath(event, "/guests")), label: "Guest list" }}
       />
-      <Card title={`The email ${first.name} will get`} id="preview">
+      {props.skipped > 0
+        ? (
+          <p class="flash info" id="skipped">
+            {plural(props.skipped, "guest")} got an invitation to this event in the last {REINVITE_WINDOW_MINUTES} minutes and will be skipped.
+          </p>
+        )
+        : null}
+      <QuotaShort quota={props.quota} needed={sending} />
+      <Card title={`The email ${name} will get`} id="preview">
         <dl class="details email-headers">
           <dt>From</dt>
           <dd>{props.from}</dd>
           <dt>To</dt>
           <dd>
-            {first.name} &lt;{props.sample.to}&gt;{others > 0 ? <span class="muted"> and {plural(others, "other guest")}</span> : null}
+            {name} &lt;{props.sample.to}&gt;{others > 0 ? <span class="muted"> and {plural(others, "other guest")}</span> : null}
           </dd>
           <dt>Subject</dt>
           <dd>{props.sample.subject}</dd>
@@ -336,7 +356,7 @@ export const PreviewPage = (props: {
       <div class="form-actions">
         <PostForm action={site.href(invitationsPath(event))} csrf={props.member.csrf} class="inline-form">
           <ComposeFields form={form} />
-          <button type="submit" class="big">Send {plural(props.recipients.length, "invitation")}</button>
+          <button type="submit" class="big">Send {plural(sending, "invitation")}</button>
         </PostForm>
         <PostForm action={site.href(invitationsPath(event, "/new"))} csrf={props.member.csrf} class="inline-form">
           <ComposeFields form={form} />
