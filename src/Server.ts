@@ -26,6 +26,7 @@ import { GuideLive } from "./Ops/Guide.js"
 import { OpsHttp } from "./Ops/Http.js"
 import { Readiness } from "./Ops/Readiness.js"
 import { ImportSlots } from "./Csv/ImportSlots.js"
+import { StreamSlots } from "./Http/StreamSlots.js"
 import { BootstrapLive } from "./Organizations/Bootstrap.js"
 import { OrganizationsHttp } from "./Organizations/Http.js"
 import { Invitations } from "./Organizations/Invitations.js"
@@ -69,6 +70,7 @@ export const ServicesLive = Layer.mergeAll(
   PublicOrigin.Default,
   Readiness.Default,
   ImportSlots.Default,
+  StreamSlots.Default,
   Ids.Default
 )
 

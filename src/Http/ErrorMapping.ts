@@ -36,6 +36,7 @@ import {
 } from "../Domain/Errors.js"
 import { POOL_BUSY, poolTimedOut } from "../SqlErrors.js"
 import { Internal, PayloadTooLarge, RequestTimeout } from "./Errors.js"
+import { StreamsBusy } from "./StreamSlots.js"
 
 export const MAX_BODY_BYTES = 1_048_576
 
@@ -107,8 +108,9 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
   if (poolTimedOut(cause)) return Effect.as(Effect.logWarning(POOL_BUSY), busy)
   const defect = Cause.squash(cause)
   if (defect instanceof IdempotentReplay) return Effect.succeed(replayResponse(defect))
-  // no free import slot (Csv/ImportSlots.ts), raised by handlers whose endpoints declare no 503
-  if (defect instanceof ImportsBusy) return Effect.succeed(busyFor(defect.message, defect.retryAfter))
+  // no free import slot or streamed answer (Csv/ImportSlots.ts, Http/StreamSlots.ts), raised by
+  // handlers whose endpoints declare no 503
+  if (defect instanceof ImportsBusy || defect instanceof StreamsBusy) return Effect.succeed(busyFor(defect.message, defect.retryAfter))
   if (defect instanceof RequestTimeout) return Effect.succeed(requestTimeout(defect))
   // the JSON body parser's refusals (see JsonBody) reach here as defects of the payload decoder
   if (defect instanceof InvalidRequest || defect instanceof PayloadTooLarge) return Effect.fail(defect)
