@@ -17,6 +17,7 @@ import { createServer, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { AppConfig } from "./Config/AppConfig.js"
 import { CSV_BODY_TIMEOUT } from "./Http/ClientTimeouts.js"
+import { lingerWhenAnswered } from "./Http/LingeringClose.js"
 import { Readiness } from "./Ops/Readiness.js"
 
 export interface Listener {
@@ -67,7 +68,9 @@ export const NodeServerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) 
   server.requestTimeout = Duration.toMillis(CSV_BODY_TIMEOUT) + 60_000
   server.on("clientError", onClientError)
   let active = 0
-  server.on("request", (_, response) => {
+  server.on("request", (request, response) => {
+    // an answer sent before its body has all arrived never resets the connection under the client
+    lingerWhenAnswered(request, response)
     active++
     response.once("close", () => active--)
     if (server.listenerCount("request") === 1) {
