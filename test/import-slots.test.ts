@@ -78,6 +78,25 @@ layer(ImportSlots.Default)("import slots", (it) => {
       expect(yield* Fiber.join(third)).toBe("a third")
       expect(slots.held()).toBe(0)
     }))
+
+  it.scoped("a slot given back goes to the first in line whose organization holds none, past one that holds its own", () =>
+    Effect.gen(function*() {
+      const slots = yield* ImportSlots
+      const c = OrganizationRowId(3)
+      const holdA = yield* Effect.fork(slots.run(a, Effect.never))
+      const holdB = yield* Effect.fork(slots.run(b, Effect.never))
+      yield* Effect.yieldNow()
+      const secondA = yield* Effect.fork(slots.run(a, Effect.succeed("a")))
+      const firstC = yield* Effect.fork(slots.run(c, Effect.succeed("c")))
+      yield* Effect.yieldNow()
+      expect([secondA.unsafePoll(), firstC.unsafePoll()]).toEqual([null, null])
+      yield* Fiber.interrupt(holdB)
+      expect(yield* Fiber.join(firstC), "C, though in line after A's second").toBe("c")
+      expect(secondA.unsafePoll(), "A's second still waits for A's own slot").toBeNull()
+      yield* Fiber.interrupt(holdA)
+      expect(yield* Fiber.join(secondA)).toBe("a")
+      expect(slots.held()).toBe(0)
+    }))
 })
 
 layer(testServer())("request bodies", (it) => {

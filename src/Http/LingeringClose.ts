@@ -18,9 +18,12 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 
 /** The longest time a body's rest is discarded after its answer. */
-export const LINGER_TIME_MS = 10_000
-/** The longest pause between two of its bytes. */
-export const LINGER_STALL_MS = 2_000
+export const LINGER_TIME_MS = 15_000
+/**
+ * The longest pause between two of its bytes (nginx's `lingering_timeout`): long enough that an
+ * event loop busy for a moment does not take its own delay for the client's.
+ */
+export const LINGER_STALL_MS = 5_000
 /** The most bytes of it discarded (a 10 MiB import refused 413 and more to spare). */
 export const LINGER_BYTES = 16 * 1024 * 1024
 
