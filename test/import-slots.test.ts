@@ -79,6 +79,19 @@ layer(ImportSlots.Default)("import slots", (it) => {
       expect(slots.held()).toBe(0)
     }))
 
+  it.scoped("a request that goes away while it waits leaves the line at once, even from an uninterruptible region (a request's)", () =>
+    Effect.gen(function*() {
+      const slots = yield* ImportSlots
+      const holder = yield* Effect.fork(slots.run(a, Effect.never))
+      yield* Effect.yieldNow()
+      const waiting = yield* Effect.fork(Effect.uninterruptible(slots.run(a, Effect.succeed("never"))))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(waiting)
+      yield* Fiber.interrupt(holder)
+      expect(slots.held()).toBe(0)
+      expect(yield* slots.run(a, Effect.succeed("next")), "the line is empty: the next takes the slot at once").toBe("next")
+    }))
+
   it.scoped("a slot given back goes to the first in line whose organization holds none, past one that holds its own", () =>
     Effect.gen(function*() {
       const slots = yield* ImportSlots

@@ -67,8 +67,9 @@ export const makeFairShares = <K>(total: number, perKey: number): FairShares<K> 
         else line.splice(line.indexOf(waiter), 1)
       })
       return Deferred.await(waiter.granted).pipe(
-        Effect.interruptible,
         Effect.timeoutFail({ duration: wait, onTimeout: busy }),
+        // the wait (and its timer) stays interruptible in any region: the client may leave meanwhile
+        Effect.interruptible,
         Effect.onExit((exit) => (exit._tag === "Success" ? Effect.void : leave))
       )
     })
