@@ -19,6 +19,7 @@ const ALONE = [
   "test/multi-instance.test.ts",
   "test/rate-limit-redis.test.ts",
   "test/shutdown.test.ts",
+  "test/slow-readers.test.ts",
   "test/streamed-answers.test.ts",
   "test/webhook-receivers.test.ts",
   "test/webhooks-crash.test.ts",

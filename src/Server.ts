@@ -27,6 +27,7 @@ import { GuideLive } from "./Ops/Guide.js"
 import { OpsHttp } from "./Ops/Http.js"
 import { Readiness } from "./Ops/Readiness.js"
 import { ImportSlots } from "./Csv/ImportSlots.js"
+import { StreamSlots } from "./Http/StreamSlots.js"
 import { BootstrapLive } from "./Organizations/Bootstrap.js"
 import { OrganizationsHttp } from "./Organizations/Http.js"
 import { Invitations, InvitationsRetentionLive } from "./Organizations/Invitations.js"
@@ -71,6 +72,7 @@ export const ServicesLive = Layer.mergeAll(
   PublicOrigin.Default,
   Readiness.Default,
   ImportSlots.Default,
+  StreamSlots.Default,
   Ids.Default
 )
 

@@ -16,6 +16,8 @@ import { randomUUID } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { AppConfig } from "./Config/AppConfig.js"
+import { CSV_BODY_TIMEOUT } from "./Http/ClientTimeouts.js"
+import { lingerWhenAnswered } from "./Http/LingeringClose.js"
 import { Readiness } from "./Ops/Readiness.js"
 
 export interface Listener {
@@ -57,12 +59,18 @@ const onClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
 export const NodeServerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
   const server = createServer()
   server.keepAliveTimeout = 65_000
-  // a client that neither sends nor reads for two minutes (one that stopped reading a streamed
-  // answer, say) gives its socket back; one that makes progress, however slowly, keeps it
+  // a client that neither sends nor reads for two minutes gives its socket back; the service's own
+  // limits come first (Http/ClientTimeouts.ts: a body stalled for 30 s is answered 408, a streamed
+  // answer unread for 30 s is cut off)
   server.timeout = 120_000
+  // Node's own limit on receiving a request, which answers 408 with no body: only a backstop
+  // behind the service's limits on bodies, which answer in the API's shape
+  server.requestTimeout = Duration.toMillis(CSV_BODY_TIMEOUT) + 60_000
   server.on("clientError", onClientError)
   let active = 0
-  server.on("request", (_, response) => {
+  server.on("request", (request, response) => {
+    // an answer sent before its body has all arrived never resets the connection under the client
+    lingerWhenAnswered(request, response)
     active++
     response.once("close", () => active--)
     if (server.listenerCount("request") === 1) {

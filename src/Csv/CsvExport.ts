@@ -6,8 +6,8 @@
  * one batch whatever the number of rows.
  *
  * A feature supplies its columns (a header and how to get the cell from a row) and its batches,
- * read in one snapshot (`DirectSql.snapshot`) for a consistent file; nothing here knows persons or
- * guests.
+ * read in one snapshot (`StreamSlots.snapshot`, which also takes the answer's share of the
+ * streamed answers) for a consistent file; nothing here knows persons or guests.
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"

@@ -27,6 +27,12 @@ export interface DirectSqlShape {
    */
   readonly snapshot: <A, E, R>(stream: Stream.Stream<A, E, R>) => Stream.Stream<A, E | SqlError.SqlError, R>
   /**
+   * How many snapshots the server holds at once without harm to its other work. Nothing here
+   * counts them: every streamed answer takes a share of them first (Http/StreamSlots.ts, which
+   * also keeps one organization to half of them).
+   */
+  readonly snapshotCapacity: number
+  /**
    * Runs the statements of `effect` (its `sql` statements and `DirectSql` reads alike) as one
    * read-only transaction, for reads that must see one state of the database: unlike
    * `sql.withTransaction`, it takes no write lock, so it neither waits for writers nor holds them

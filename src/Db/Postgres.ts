@@ -97,12 +97,13 @@ const withoutCancellation = (client: Pg.PoolClient) => {
 export const make = (options: Options) =>
   Effect.gen(function*() {
     const acquireTimeout = Duration.decode(options.acquireTimeout ?? "5 seconds")
+    const maxConnections = options.maxConnections ?? 10
     const pool = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
           const pool = new Pg.Pool({
             connectionString: Redacted.value(options.url),
-            max: options.maxConnections ?? 10,
+            max: maxConnections,
             // the wait for a pooled connection as well as for a new one
             connectionTimeoutMillis: Duration.toMillis(acquireTimeout),
             application_name: "convene",
@@ -239,6 +240,8 @@ export const make = (options: Options) =>
       insert: <Id extends number>(statement: Statement.Statement<unknown>) =>
         Effect.map(rows<{ readonly id: Id }>(statement), (found) => found[0]!.id),
       snapshot,
+      // half the pool: the other half stays for requests, writers and the outbox
+      snapshotCapacity: Math.max(2, Math.floor(maxConnections / 2)),
       readTransaction,
       // other instances write the same rows: nothing read may be remembered
       externalVersion: () => undefined,

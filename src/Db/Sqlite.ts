@@ -39,8 +39,8 @@ import { DirectSql, type DirectSqlShape } from "./DirectSql.js"
 const STATEMENT_CACHE = 1_000
 
 /**
- * Snapshots open at once; more wait for one to end (their answers start late, none fails). Each
- * costs a connection with its own page cache (`SNAPSHOT_CACHE_KIB`) and its answer's batch in
+ * Snapshots open at once (`DirectSql.snapshotCapacity`: Http/StreamSlots.ts holds the others back).
+ * Each costs a connection with its own page cache (`SNAPSHOT_CACHE_KIB`) and its answer's batch in
  * flight, 6-8 MB of RSS in all with guest lists: four keep the server under its 200 MB while
  * answering other requests, and more would not go faster on two cores.
  */
@@ -121,7 +121,6 @@ export const make = (options: Options) =>
     // above goes on committing. The trade-off: a checkpoint cannot move past the oldest snapshot
     // still open, so while a long answer is read (a slow client), the write-ahead log grows by what
     // is written meanwhile, and is folded back by the first checkpoint after it ends.
-    const readerPermits = yield* Effect.makeSemaphore(MAX_SNAPSHOTS)
     const idleReaders: Array<Reader> = []
     let closing = false
     const openReader = (): Reader => {
@@ -183,15 +182,7 @@ export const make = (options: Options) =>
       inMemory(options.filename)
         // a private in-memory database has no second connection: reads stay on the one above
         ? stream
-        : Stream.unwrapScoped(
-          Effect.zipRight(
-            // waiting for a permit stays interruptible (the client may leave meanwhile)
-            Effect.uninterruptibleMask((restore) =>
-              Effect.zipRight(restore(readerPermits.take(1)), Effect.addFinalizer(() => readerPermits.release(1)))
-            ),
-            Effect.map(acquireReader, (reader) => Stream.provideService(stream, CurrentSnapshot, reader))
-          )
-        )
+        : Stream.unwrapScoped(Effect.map(acquireReader, (reader) => Stream.provideService(stream, CurrentSnapshot, reader)))
 
     const connection: SqlConnection.Connection = {
       execute: (sql, params, transformRows) =>
@@ -386,6 +377,7 @@ export const make = (options: Options) =>
       insert: <Id extends number>(statement: Statement.Statement<unknown>) =>
         direct(statement, (prepared, params) => (prepared.get(...params) as { readonly id: Id }).id, "write"),
       snapshot,
+      snapshotCapacity: MAX_SNAPSHOTS,
       readTransaction: transaction("read"),
       externalVersion: () => (dataVersion ??= db.prepare("PRAGMA data_version").pluck()).get() as number,
       writing: () => transactionOpen,

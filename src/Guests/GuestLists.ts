@@ -23,6 +23,7 @@ import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { Conflict, Forbidden, InvalidRequest, NotFound } from "../Domain/Errors.js"
 import { asJsonText, jsonText } from "../Http/JsonText.js"
+import { StreamSlots } from "../Http/StreamSlots.js"
 import { guestPayments, noPurchase } from "../Payments/GuestPayments.js"
 import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
 import { PersonWrites } from "../Persons/PersonWrites.js"
@@ -82,6 +83,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
+    const streams = yield* StreamSlots
     const repo = yield* GuestsRepo
     const personWrites = yield* PersonWrites
     const payments = yield* PaymentsRepo
@@ -148,7 +150,8 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
         const found = yield* repo.search(event.id, { _tag: "PersonIds", personIds: wanted }, MAX_PERSON_IDS, 0).pipe(Effect.orDie)
         return Stream.fromEffect(Effect.map(loadByIds(caller, event, found.ids), ({ guests }) => guests.map(jsonText)))
       }
-      return direct.snapshot(listJson(caller, event))
+      // a share of the streamed answers, held until the answer ends (Http/StreamSlots.ts)
+      return yield* streams.snapshot(caller.organizationId, listJson(caller, event))
     })
 
     const search = Effect.fn("GuestLists.search")(function*(caller: Caller, eventId: string, params: SearchParams) {
@@ -478,6 +481,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     GuestNotifications.Default,
     Ids.Default,
     GuestsCsv.Default,
-    Changes.Default
+    Changes.Default,
+    StreamSlots.Default
   ]
 }) {}

@@ -29,13 +29,13 @@ import { attachmentName, csvDocument } from "../Csv/CsvExport.js"
 import { type HeaderSpec, readCsv } from "../Csv/CsvImport.js"
 import type { RowError } from "../Csv/ImportReport.js"
 import { AppConfig } from "../Config/AppConfig.js"
-import { DirectSql } from "../Db/DirectSql.js"
 import type { Caller } from "../Domain/Caller.js"
 import type { EventRowId, GuestRowId, OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
+import { StreamSlots } from "../Http/StreamSlots.js"
 import { Conflict } from "../Domain/Errors.js"
 import { guestPayments, noPurchase } from "../Payments/GuestPayments.js"
 import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
@@ -146,7 +146,7 @@ const recordedOf = (plan: GuestPlan, writes: ReturnType<typeof writesOf>, create
 export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const direct = yield* DirectSql
+    const streams = yield* StreamSlots
     const repo = yield* GuestsRepo
     const personWrites = yield* PersonWrites
     const payments = yield* PaymentsRepo
@@ -178,7 +178,7 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
       )
       return {
         filename: attachmentName(["guests", event.slug ?? event.public_id], date),
-        document: direct.snapshot(csvDocument(exportColumns(eventColumnsOf(event), withPayments), batches))
+        document: yield* streams.snapshot(caller.organizationId, csvDocument(exportColumns(eventColumnsOf(event), withPayments), batches))
       }
     })
 
@@ -430,6 +430,7 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
     PublicOrigin.Default,
     Outbox.Default,
     Ids.Default,
-    Changes.Default
+    Changes.Default,
+    StreamSlots.Default
   ]
 }) {}

@@ -248,7 +248,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
      * Every guest on the list (removed ones excluded), in the order they were first added, as
      * batches of up to `size` of their JSON texts (`guestJsonSql`): keyset pages on the
      * `(event_id, id)` index, each read when the previous one has been consumed, so a list of any
-     * length holds one batch in memory. Run it in `DirectSql.snapshot` for one consistent list.
+     * length holds one batch in memory. Run it in `StreamSlots.snapshot` for one consistent list.
      */
     const jsonOfEvent = (eventId: EventRowId, size: number, shared: ListJsonShared): Stream.Stream<ReadonlyArray<GuestJsonRow>, SqlError> =>
       // one row more than a batch says whether another follows: no empty last page is read
@@ -452,7 +452,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
 
     /**
      * Every guest on the list as the CSV export reads them (no history, consent or invite), in
-     * keyset batches of up to `size` in link order, like `ofEvent`; run it in `DirectSql.snapshot`.
+     * keyset batches of up to `size` in link order, like `ofEvent`; run it in `StreamSlots.snapshot`.
      */
     const exportOfEvent = (eventId: EventRowId, size: number): Stream.Stream<ReadonlyArray<ExportGuestRow>, SqlError> =>
       Stream.paginateEffect(0, (after: number) =>

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
 import { csvResponse } from "../Csv/CsvExport.js"
 import { importAnswer } from "../Csv/ImportReport.js"
+import { ImportSlots } from "../Csv/ImportSlots.js"
 import { CurrentCaller } from "../Domain/Caller.js"
 import { jsonAs } from "../Http/Json.js"
 import { jsonArrayAs } from "../Http/JsonStream.js"
@@ -12,6 +13,7 @@ import { GuestLists } from "./GuestLists.js"
 export const GuestsHttp = HttpApiBuilder.group(Api, "guests", (handlers) =>
   Effect.gen(function*() {
     const guestLists = yield* GuestLists
+    const slots = yield* ImportSlots
     // Guest lists run to thousands of guests: they are sent without a pass of the schema encoder.
     return handlers
       // a list of any length is written as it is read, batch by batch (Http/JsonStream.ts)
@@ -28,8 +30,13 @@ export const GuestsHttp = HttpApiBuilder.group(Api, "guests", (handlers) =>
         Effect.flatMap(CurrentCaller, (caller) =>
           Effect.flatMap(guestLists.exportCsv(caller, path.id), ({ document, filename }) => csvResponse(filename, document)))
       )
+      // in an import slot of the caller's organization, once the file has arrived (Csv/ImportSlots.ts);
+      // none free in time is answered 503 by the error mapping
       .handle("importCsv", ({ path, payload, urlParams }) =>
-        Effect.flatMap(CurrentCaller, (caller) => Effect.map(guestLists.importCsv(caller, path.id, payload, urlParams), importAnswer))
+        Effect.flatMap(CurrentCaller, (caller) =>
+          slots.run(caller.organizationId, Effect.map(guestLists.importCsv(caller, path.id, payload, urlParams), importAnswer)).pipe(
+            Effect.catchTag("ImportsBusy", Effect.die)
+          ))
       )
       .handle("add", ({ path, payload }) =>
         Effect.flatMap(CurrentCaller, (caller) =>

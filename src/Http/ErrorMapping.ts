@@ -20,7 +20,7 @@ import { IdempotentReplay, replayResponse } from "../Idempotency/IdempotentLive.
 import { Readiness } from "../Ops/Readiness.js"
 import { csvBodyRoutes, MAX_CSV_BYTES } from "../Csv/CsvBody.js"
 import { isUploadRoute, MAX_UPLOAD_BYTES } from "../Web/Upload.js"
-import { ImportsBusy, ImportSlots } from "../Csv/ImportSlots.js"
+import { ImportsBusy } from "../Csv/ImportSlots.js"
 import { csvBodies, jsonBodies, tooLarge } from "./JsonBody.js"
 import {
   Conflict,
@@ -35,7 +35,8 @@ import {
   Unavailable
 } from "../Domain/Errors.js"
 import { POOL_BUSY, poolTimedOut } from "../SqlErrors.js"
-import { Internal, PayloadTooLarge } from "./Errors.js"
+import { Internal, PayloadTooLarge, RequestTimeout } from "./Errors.js"
+import { StreamsBusy } from "./StreamSlots.js"
 
 export const MAX_BODY_BYTES = 1_048_576
 
@@ -91,7 +92,6 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
           : new InvalidRequest({ message: "The request path is not valid percent-encoded UTF-8" })
       )
     }
-    if (error instanceof ImportsBusy) return Effect.succeed(busyFor(error.message, error.retryAfter))
     if (error instanceof RateLimited) {
       return Effect.zipRight(withHeaders({ "retry-after": String(error.retryAfter) }), Effect.fail(error))
     }
@@ -108,6 +108,10 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
   if (poolTimedOut(cause)) return Effect.as(Effect.logWarning(POOL_BUSY), busy)
   const defect = Cause.squash(cause)
   if (defect instanceof IdempotentReplay) return Effect.succeed(replayResponse(defect))
+  // no free import slot or streamed answer (Csv/ImportSlots.ts, Http/StreamSlots.ts), raised by
+  // handlers whose endpoints declare no 503
+  if (defect instanceof ImportsBusy || defect instanceof StreamsBusy) return Effect.succeed(busyFor(defect.message, defect.retryAfter))
+  if (defect instanceof RequestTimeout) return Effect.succeed(requestTimeout(defect))
   // the JSON body parser's refusals (see JsonBody) reach here as defects of the payload decoder
   if (defect instanceof InvalidRequest || defect instanceof PayloadTooLarge) return Effect.fail(defect)
   if (defect instanceof HttpServerError.RequestError && defect.reason === "Decode") {
@@ -130,6 +134,13 @@ const unavailable = (error: Unavailable) =>
 const busyFor = (message: string, retryAfter: number) =>
   HttpServerResponse.unsafeJson({ message, code: "unavailable" }, { status: 503, headers: { "retry-after": String(retryAfter) } })
 
+/**
+ * 408 `request_timeout` for a body not received in time (Http/JsonBody.ts); the connection is
+ * closed after it, its unread rest discarded for a while first (Http/LingeringClose.ts).
+ */
+const requestTimeout = (error: RequestTimeout) =>
+  HttpServerResponse.unsafeJson({ message: error.message, code: "request_timeout" }, { status: 408, headers: { connection: "close" } })
+
 /** Every connection of the pool stayed busy for `DATABASE_ACQUIRE_TIMEOUT`: 503, to be retried shortly. */
 const busy = busyFor("The service is busy; try again shortly", 1)
 
@@ -137,7 +148,7 @@ const busy = busyFor("The service is busy; try again shortly", 1)
  * Bodies are JSON of at most 1 MiB, except on the endpoints that take a CSV file
  * (docs/integrators.md#csv-export-and-import): text of at most 10 MiB there, and only there.
  */
-export const ErrorMappingLive = HttpApiBuilder.middleware(Api, Effect.map(Effect.all([Readiness, ImportSlots]), ([readiness, slots]) => (app) =>
+export const ErrorMappingLive = HttpApiBuilder.middleware(Api, Effect.map(Readiness, (readiness) => (app) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     // the dashboard's file uploads read and bound their own bodies (Web/Upload.ts), and answer pages
@@ -151,11 +162,9 @@ export const ErrorMappingLive = HttpApiBuilder.middleware(Api, Effect.map(Effect
     const refused = yield* Effect.flip(readiness.writable).pipe(Effect.option)
     if (Option.isSome(refused)) return unavailable(refused.value)
     const body = upload ? request : csv ? csvBodies(request, maxBytes) : jsonBodies(request, maxBytes)
-    const handled = Effect.provideService(app, HttpServerRequest.HttpServerRequest, body).pipe(
+    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, body).pipe(
       HttpIncomingMessage.withMaxBodySize(Option.some(maxBytes))
     )
-    // an import holds its file and plan in memory: it waits for a slot before its body is read
-    return yield* (csv ? slots.run(handled) : handled)
   }).pipe(
     Effect.catchAllCause(toApiError),
     // The API-level type lists only the errors every endpoint can answer; the others re-raised

@@ -1,6 +1,6 @@
 /**
- * The errors only the HTTP edge raises, never a service: a request body over its limit, and the
- * answer to a defect. The errors services fail with are in Domain/Errors.ts.
+ * The errors only the HTTP edge raises, never a service: a request body over its limit or not
+ * received in time, and the answer to a defect. The errors services fail with are in Domain/Errors.ts.
  */
 import * as Schema from "effect/Schema"
 import { fields, wire } from "../Domain/Errors.js"
@@ -12,6 +12,16 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("Payl
     status: 413,
     description: "The request body is over 1,048,576 bytes.",
     make: (body) => new PayloadTooLarge(body)
+  })
+}
+
+/** 408: a request body not received in time (Http/ClientTimeouts.ts). */
+export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("RequestTimeout", fields) {
+  static readonly Wire = wire(RequestTimeout, {
+    code: "request_timeout",
+    status: 408,
+    description: "The request body did not arrive in time: whole within 60 s (300 s for a CSV import), with no pause of 30 s.",
+    make: (body) => new RequestTimeout(body)
   })
 }
 

@@ -16,12 +16,14 @@ import * as HttpServerError from "@effect/platform/HttpServerError"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FiberId from "effect/FiberId"
 import { decodeCsvBytes, refusedContentType } from "../Csv/CsvBody.js"
 import { InvalidRequest } from "../Domain/Errors.js"
-import { PayloadTooLarge } from "./Errors.js"
+import { ClientTimeouts } from "./ClientTimeouts.js"
+import { PayloadTooLarge, RequestTimeout } from "./Errors.js"
 
 /** Deeper than any payload of the API (the deepest, a person's custom fields in a bulk update, is 4). */
 export const MAX_DEPTH = 32
@@ -82,53 +84,87 @@ const parse = (text: string): Effect.Effect<unknown, InvalidRequest> =>
 export const tooLarge = (maxBytes: number) =>
   new PayloadTooLarge({ message: `The request body is over ${maxBytes} bytes` })
 
+/** What a body is, for its time limit (Http/ClientTimeouts.ts): JSON or a form, or a CSV import's file. */
+export type BodyKind = "json" | "csv"
+
 /**
  * Reads a request body of at most `maxBytes` bytes. Over the limit, reading stops and the rest of
  * the body is discarded as it arrives (not refused by destroying the socket, which would reset the
- * connection before the client could read the 413). A client that goes away before the body ends
- * interrupts the request: nobody is left to answer, and the log line says 499.
+ * connection before the client could read the 413: Http/LingeringClose.ts bounds what is
+ * discarded). The body must arrive whole within its kind's time and without a stall
+ * (Http/ClientTimeouts.ts): otherwise 408, and the rest is discarded in the same way. A client
+ * that goes away before the body ends interrupts the request: nobody is left to answer, and the
+ * log line says 499.
  */
 export const readBoundedBytes = (
   request: HttpServerRequest.HttpServerRequest,
-  maxBytes: number
-): Effect.Effect<Buffer, PayloadTooLarge> =>
-  Effect.async<Buffer, PayloadTooLarge>((resume) => {
+  maxBytes: number,
+  kind: BodyKind = "json"
+): Effect.Effect<Buffer, PayloadTooLarge | RequestTimeout> =>
+  Effect.gen(function*() {
     const source = NodeHttpServerRequest.toIncomingMessage(request)
-    const chunks: Array<Buffer> = []
-    let bytes = 0
-    const cleanup = () => {
-      source.off("data", onData)
-      source.off("end", onEnd)
-      source.off("error", onGone)
-      source.off("aborted", onGone)
-    }
-    const onData = (chunk: Buffer) => {
-      bytes += chunk.length
-      if (bytes > maxBytes) {
-        cleanup()
-        chunks.length = 0
-        // keep the connection readable: Node discards the rest once the answer is sent
-        source.resume()
-        resume(Effect.fail(tooLarge(maxBytes)))
-        return
+    if (source.readableEnded) return Buffer.alloc(0)
+    const timeouts = yield* ClientTimeouts
+    const clock = yield* Effect.clock
+    const started = clock.unsafeCurrentTimeMillis()
+    const within = kind === "csv" ? timeouts.csvBody : timeouts.jsonBody
+    const deadline = started + Duration.toMillis(within)
+    const stallMillis = Duration.toMillis(timeouts.bodyStall)
+    let lastByte = started
+    const read = Effect.async<Buffer, PayloadTooLarge>((resume) => {
+      const chunks: Array<Buffer> = []
+      let bytes = 0
+      const cleanup = () => {
+        source.off("data", onData)
+        source.off("end", onEnd)
+        source.off("error", onGone)
+        source.off("aborted", onGone)
       }
-      chunks.push(chunk)
-    }
-    const onEnd = () => {
-      cleanup()
-      resume(Effect.succeed(Buffer.concat(chunks)))
-    }
-    const onGone = () => {
-      cleanup()
-      resume(Effect.interruptWith(HttpServerError.clientAbortFiberId))
-    }
-    if (source.readableEnded) return resume(Effect.succeed(Buffer.alloc(0)))
-    source.on("data", onData)
-    source.once("end", onEnd)
-    source.once("error", onGone)
-    source.once("aborted", onGone)
-    return Effect.sync(cleanup)
+      const onData = (chunk: Buffer) => {
+        lastByte = clock.unsafeCurrentTimeMillis()
+        bytes += chunk.length
+        if (bytes > maxBytes) {
+          cleanup()
+          chunks.length = 0
+          // keep the connection readable: the rest is discarded as it arrives
+          source.resume()
+          resume(Effect.fail(tooLarge(maxBytes)))
+          return
+        }
+        chunks.push(chunk)
+      }
+      const onEnd = () => {
+        cleanup()
+        resume(Effect.succeed(Buffer.concat(chunks)))
+      }
+      const onGone = () => {
+        cleanup()
+        resume(Effect.interruptWith(HttpServerError.clientAbortFiberId))
+      }
+      source.on("data", onData)
+      source.once("end", onEnd)
+      source.once("error", onGone)
+      source.once("aborted", onGone)
+      // out of time: stop collecting, and discard the rest as it arrives
+      return Effect.sync(() => {
+        cleanup()
+        source.resume()
+      })
+    })
+    // one watcher for both limits, woken at the nearer of the two
+    const watch: Effect.Effect<never, RequestTimeout> = Effect.suspend(() => {
+      const now = clock.unsafeCurrentTimeMillis()
+      if (now >= deadline) return Effect.fail(timedOut(`did not arrive within ${seconds(within)}`))
+      if (now >= lastByte + stallMillis) return Effect.fail(timedOut(`stalled: no byte of it for ${seconds(timeouts.bodyStall)}`))
+      return Effect.zipRight(Effect.sleep(Math.min(deadline, lastByte + stallMillis) - now), watch)
+    })
+    return yield* Effect.raceFirst(read, watch)
   })
+
+const seconds = (duration: Duration.Duration) => `${Math.round(Duration.toSeconds(duration))} seconds`
+
+/** 408: a body not received in time. */
+const timedOut = (why: string) => new RequestTimeout({ message: `The request body ${why}` })
 
 /**
  * `read`, run once, by whoever asks first (the payload's decoder, or the idempotency fingerprint
@@ -146,11 +182,11 @@ export const once = <A>(read: Effect.Effect<A>): Effect.Effect<A> => {
   })
 }
 
-/** Reads a request body of at most `maxBytes` bytes as UTF-8 text (see `readBoundedBytes`). */
+/** Reads a JSON or form body of at most `maxBytes` bytes as UTF-8 text (see `readBoundedBytes`). */
 export const readBoundedText = (
   request: HttpServerRequest.HttpServerRequest,
   maxBytes: number
-): Effect.Effect<string, PayloadTooLarge> => Effect.map(readBoundedBytes(request, maxBytes), (bytes) => bytes.toString("utf8"))
+): Effect.Effect<string, PayloadTooLarge | RequestTimeout> => Effect.map(readBoundedBytes(request, maxBytes), (bytes) => bytes.toString("utf8"))
 
 /**
  * The request as an endpoint taking `CsvBody` sees it (Csv/CsvBody.ts): a body of any content type
@@ -166,7 +202,7 @@ export const csvBodies = (request: HttpServerRequest.HttpServerRequest, maxBytes
   const base = request.modify({ headers: Headers.set(request.headers, "content-type", "text/csv") })
   const read = refused !== undefined
     ? Effect.die(refused)
-    : Effect.flatMap(Effect.orDie(readBoundedBytes(request, maxBytes)), (bytes) =>
+    : Effect.flatMap(Effect.orDie(readBoundedBytes(request, maxBytes, "csv")), (bytes) =>
       Either.match(decodeCsvBytes(bytes), { onLeft: Effect.die, onRight: Effect.succeed }))
   const text = once(read)
   return Object.create(base, {
@@ -176,8 +212,8 @@ export const csvBodies = (request: HttpServerRequest.HttpServerRequest, maxBytes
 
 /**
  * The request as the API sees it: a body of any content type is read as JSON, at most `maxBytes`
- * of it. Failures are the API's own `InvalidRequest` and `PayloadTooLarge`; the framework raises
- * them as defects, and the error mapping answers them as they are.
+ * of it. Failures are the API's own `InvalidRequest`, `PayloadTooLarge` and `RequestTimeout`; the
+ * framework raises them as defects, and the error mapping answers them as they are.
  */
 export const jsonBodies = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): HttpServerRequest.HttpServerRequest => {
   if (!HttpMethod.hasBody(request.method)) return request

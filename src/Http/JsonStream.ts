@@ -2,8 +2,11 @@
  * Answers that grow with the data, written to the socket as they are read (STYLE 13): a `Stream`
  * of batches becomes a streamed response, so memory holds one batch whatever the answer's size.
  * - Back-pressure: `NodeHttpServer` writes each chunk and, when the socket's buffer is full, waits
- *   for it to drain before pulling the next one; one chunk is one batch and nothing reads ahead, so
- *   a slow client holds at most a batch or two in the server.
+ *   for it to drain before pulling the next one; a batch is written in chunks of at most
+ *   `WRITE_BYTES` and nothing reads ahead, so a slow client holds at most a batch or two in the
+ *   server.
+ * - Slow readers (CONTRACT §18): a client that reads nothing for `STREAM_IDLE_TIMEOUT` is
+ *   disconnected, and what its answer held is given back (`paced`).
  * - Fairness: a piece is made synchronously (a batch's query, rendering and JSON), and when the
  *   client reads fast every write completes at once and "drain" comes back as a next-tick
  *   callback, so without a pause the whole answer would be made without the event loop ever
@@ -19,9 +22,13 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import { ClientTimeouts } from "./ClientTimeouts.js"
 import type { JsonText } from "./JsonText.js"
 
 export interface StreamedOptions {
@@ -29,11 +36,60 @@ export interface StreamedOptions {
   readonly headers?: Readonly<Record<string, string>>
 }
 
+/**
+ * The most bytes handed to the socket in one write. The server writes the next piece only once the
+ * last one has gone to the client's connection; with pieces of this size, a client that reads
+ * anything at all (64 KiB in `STREAM_IDLE_TIMEOUT`, some 2 KB/s) keeps its answer going.
+ */
+export const WRITE_BYTES = 64 * 1024
+
 /** Resumes after the event loop's next I/O phase. */
 const afterIo = Effect.async<void>((resume) => {
   const timer = setImmediate(() => resume(Effect.void))
   return Effect.sync(() => clearImmediate(timer))
 })
+
+/**
+ * `pieces` as the response writes them: in writes of at most `WRITE_BYTES`, each asked for once
+ * the previous one has been taken by the socket. When the client reads nothing for
+ * `STREAM_IDLE_TIMEOUT` (Http/ClientTimeouts.ts), the socket stays full, no write is asked for,
+ * and `cutOff` runs: the connection is destroyed, the request interrupted, and what the answer held
+ * (its snapshot, its share of the streamed answers) given back with its scope.
+ */
+const paced = <E>(
+  pieces: Stream.Stream<Uint8Array, E>,
+  idle: Duration.Duration,
+  cutOff: Effect.Effect<void>
+): Stream.Stream<Uint8Array, E> =>
+  Stream.unwrapScoped(Effect.gen(function*() {
+    const pull = yield* Stream.toPull(pieces)
+    const clock = yield* Effect.clock
+    const idleMillis = Duration.toMillis(idle)
+    const pending: Array<Uint8Array> = []
+    // when the last write was handed over while the next one has not been asked for yet
+    let waitingSince: number | undefined
+    const watch: Effect.Effect<void> = Effect.suspend(() => {
+      const now = clock.unsafeCurrentTimeMillis()
+      if (waitingSince !== undefined && now - waitingSince >= idleMillis) return cutOff
+      return Effect.zipRight(Effect.sleep(waitingSince === undefined ? idleMillis : waitingSince + idleMillis - now), watch)
+    })
+    yield* Effect.forkScoped(watch)
+    const write = (): Chunk.Chunk<Uint8Array> => {
+      const piece = pending.shift()!
+      if (piece.length > WRITE_BYTES) pending.unshift(piece.subarray(WRITE_BYTES))
+      waitingSince = clock.unsafeCurrentTimeMillis()
+      return Chunk.of(piece.subarray(0, WRITE_BYTES))
+    }
+    const next: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<E>> = Effect.suspend(() => {
+      waitingSince = undefined
+      if (pending.length > 0) return Effect.succeed(write())
+      return Effect.flatMap(pull, (chunk) => {
+        for (const piece of chunk) if (piece.length > 0) pending.push(piece)
+        return pending.length > 0 ? Effect.succeed(write()) : next
+      })
+    })
+    return Stream.repeatEffectChunkOption(next)
+  }))
 
 /**
  * A response whose body is `pieces` (text, sent as UTF-8, or bytes), each written as it comes. The stream runs in
@@ -46,17 +102,21 @@ export const streamed = <E, R>(
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const context = yield* Effect.context<R>()
+    const { streamIdle } = yield* ClientTimeouts
+    // on Node's server (the only one the service runs on) the response is its `http.ServerResponse`
+    const destroy = Effect.sync(() => NodeHttpServerRequest.toServerResponse(request)?.destroy())
     const abort = (cause: Cause.Cause<E>) =>
-      Effect.zipRight(
-        Effect.logError("a streamed answer failed after it started: connection aborted", cause),
-        // on Node's server (the only one the service runs on) the response is its `http.ServerResponse`
-        Effect.sync(() => NodeHttpServerRequest.toServerResponse(request)?.destroy())
-      )
+      Effect.zipRight(Effect.logError("a streamed answer failed after it started: connection aborted", cause), destroy)
+    const cutOff = Effect.zipRight(
+      Effect.logInfo(`a streamed answer's client read nothing for ${Duration.format(streamIdle)}: connection closed`),
+      destroy
+    )
     const body = pieces.pipe(
       Stream.mapEffect((piece) => Effect.as(afterIo, typeof piece === "string" ? Buffer.from(piece, "utf8") as Uint8Array : piece)),
       // an interruption is the client leaving (or shutdown): nothing to log, nobody to tell
       Stream.tapErrorCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : abort(cause))),
-      Stream.provideContext(context)
+      Stream.provideContext(context),
+      (bytes) => paced(bytes, streamIdle, cutOff)
     )
     return HttpServerResponse.stream(body, {
       contentType: options.contentType,

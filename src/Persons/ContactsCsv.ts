@@ -20,7 +20,7 @@ import { inSlices, yieldToEventLoop } from "../Csv/Chunks.js"
 import { attachmentName, csvDocument } from "../Csv/CsvExport.js"
 import { readCsv } from "../Csv/CsvImport.js"
 import type { RowError } from "../Csv/ImportReport.js"
-import { DirectSql } from "../Db/DirectSql.js"
+import { StreamSlots } from "../Http/StreamSlots.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import type { OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
@@ -61,7 +61,7 @@ export interface ImportReport {
 export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/ContactsCsv", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const direct = yield* DirectSql
+    const streams = yield* StreamSlots
     const repo = yield* PersonsRepo
     const customFields = yield* CustomFields
     const ids = yield* Ids
@@ -82,7 +82,7 @@ export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/Contacts
       )
       return {
         filename: attachmentName(["contacts", caller.organizationSlug], date),
-        document: direct.snapshot(csvDocument(exportColumns(definitions), batches))
+        document: yield* streams.snapshot(caller.organizationId, csvDocument(exportColumns(definitions), batches))
       }
     })
 
@@ -208,5 +208,5 @@ export class ContactsCsv extends Effect.Service<ContactsCsv>()("Convene/Contacts
 
     return { exportCsv, importCsv } as const
   }),
-  dependencies: [PersonsRepo.Default, CustomFields.Default, Ids.Default, Changes.Default]
+  dependencies: [PersonsRepo.Default, CustomFields.Default, Ids.Default, Changes.Default, StreamSlots.Default]
 }) {}

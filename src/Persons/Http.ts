@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
 import { csvResponse } from "../Csv/CsvExport.js"
 import { importAnswer } from "../Csv/ImportReport.js"
+import { ImportSlots } from "../Csv/ImportSlots.js"
 import { CurrentCaller } from "../Domain/Caller.js"
 import { jsonAs } from "../Http/Json.js"
 import { CustomFields } from "./CustomFields.js"
@@ -12,6 +13,7 @@ import { Persons } from "./Persons.js"
 export const PersonsHttp = HttpApiBuilder.group(Api, "persons", (handlers) =>
   Effect.gen(function*() {
     const persons = yield* Persons
+    const slots = yield* ImportSlots
     return handlers
       .handle("list", ({ urlParams }) => Effect.flatMap(CurrentCaller, (caller) => persons.list(caller, urlParams)))
       .handle("search", ({ urlParams }) => Effect.flatMap(CurrentCaller, (caller) => persons.search(caller, urlParams)))
@@ -20,8 +22,13 @@ export const PersonsHttp = HttpApiBuilder.group(Api, "persons", (handlers) =>
         Effect.flatMap(CurrentCaller, (caller) =>
           Effect.flatMap(persons.exportCsv(caller, urlParams), ({ document, filename }) => csvResponse(filename, document)))
       )
+      // in an import slot of the caller's organization, once the file has arrived (Csv/ImportSlots.ts);
+      // none free in time is answered 503 by the error mapping
       .handle("importCsv", ({ payload, urlParams }) =>
-        Effect.flatMap(CurrentCaller, (caller) => Effect.map(persons.importCsv(caller, payload, urlParams), importAnswer))
+        Effect.flatMap(CurrentCaller, (caller) =>
+          slots.run(caller.organizationId, Effect.map(persons.importCsv(caller, payload, urlParams), importAnswer)).pipe(
+            Effect.catchTag("ImportsBusy", Effect.die)
+          ))
       )
       .handle("create", ({ payload }) => Effect.flatMap(CurrentCaller, (caller) => persons.create(caller, payload)))
       // the hottest read: sent without the encoder's walk (Http/Json.ts; test/conformance.test.ts)

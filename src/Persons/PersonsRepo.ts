@@ -327,7 +327,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     /**
      * Every active (or archived) person of an organization in creation order, as batches of up to
      * `size`: keyset pages, each read when the previous one has been consumed. Run it in
-     * `DirectSql.snapshot` for one consistent list.
+     * `StreamSlots.snapshot` for one consistent list.
      */
     const ofOrganization = (organizationId: OrganizationRowId, archived: boolean, size: number): Stream.Stream<ReadonlyArray<ExportRow>, SqlError> =>
       Stream.paginateEffect(0, (after: number) =>

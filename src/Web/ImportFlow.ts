@@ -40,7 +40,7 @@ import type { Section } from "./Html.js"
 import { ImportDrafts } from "./ImportDrafts.js"
 import { ImportPreviewPage, ImportUploadPage, type PreviewState } from "./Pages/ImportFlow.js"
 import { type ImportsBusy, ImportSlots } from "../Csv/ImportSlots.js"
-import { readUpload, type UploadProblem } from "./Upload.js"
+import { readUpload, type UploadedFile, type UploadProblem } from "./Upload.js"
 import type { PageError, Viewer } from "./Web.js"
 import { Web } from "./Web.js"
 
@@ -205,7 +205,13 @@ export interface ImportRoutesOptions {
 }
 
 const uploadProblemText = (problem: UploadProblem) =>
-  problem._tag === "TooLarge" ? "The file is over 10 MiB: split it into several files and import them one after the other." : problem.message
+  problem._tag === "TooLarge"
+    ? "The file is over 10 MiB: split it into several files and import them one after the other."
+    : problem._tag === "TimedOut"
+    ? "The file did not arrive in time: check the connection and upload it again."
+    : problem.message
+
+const uploadProblemStatus: Record<UploadProblem["_tag"], number> = { TooLarge: 413, TimedOut: 408, Malformed: 400 }
 
 /** The flow's four routes under `options.route` (see the top of this file). */
 export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
@@ -269,16 +275,9 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
       web.page(role, (viewer) => Effect.map(options.kindOf(viewer), (kind) => uploadPage(viewer, kind, undefined, 200)))
     )
 
-    /** The upload's body read, checked, sampled and kept as a draft; or the upload page saying why not. */
-    const uploaded = (viewer: Viewer, kind: ImportKind<any, any>, request: HttpServerRequest.HttpServerRequest) =>
+    /** The file of an upload whose form was read and checked: decoded, sampled and kept as a draft; or the upload page saying why not. */
+    const uploaded = (viewer: Viewer, kind: ImportKind<any, any>, file: UploadedFile) =>
       Effect.gen(function*() {
-        const upload = yield* Effect.either(readUpload(request))
-        if (Either.isLeft(upload)) {
-          return uploadPage(viewer, kind, uploadProblemText(upload.left), upload.left._tag === "TooLarge" ? 413 : 400)
-        }
-        if (!sameSecret(upload.right.field("_csrf"), viewer.session.csrf)) return web.formExpired(viewer)
-        const file = upload.right.file(FILE_FIELD)
-        if (file === undefined) return uploadPage(viewer, kind, "Choose a CSV file to upload.", 400)
         const text = decodeCsvBytes(file.bytes)
         if (Either.isLeft(text)) return uploadPage(viewer, kind, `${file.filename || "The file"}: ${text.left.message}`, 400)
         const sample = sampleOf(text.right, kind.spec, kind.fills)
@@ -288,8 +287,8 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
       })
 
     /** A dry run in an import slot; another import racing it is said as a refusal the organizer can retry. */
-    const dryRunInSlot = (kind: ImportKind<any, any>, csv: string) =>
-      Effect.either(slots.run(kind.dryRun(csv)).pipe(
+    const dryRunInSlot = (viewer: Viewer, kind: ImportKind<any, any>, csv: string) =>
+      Effect.either(slots.run(viewer.organization.id, kind.dryRun(csv)).pipe(
         Effect.catchTag("Conflict", (error) => Effect.fail(new InvalidRequest({ message: error.message })))
       ))
 
@@ -298,7 +297,8 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
       error._tag === "ImportsBusy" ? new InvalidRequest({ message: `${BUSY}: reload this page then` }) : error
 
     // a multipart form: the framework's `web.action` reads urlencoded forms, so its two checks
-    // (the Origin, the session's CSRF token) are made here, on the upload's own fields
+    // (the Origin, the session's CSRF token) are made here, on the upload's own fields, before the
+    // upload takes anything; its import slot only once its form has arrived and passed them
     yield* router.post(
       options.route,
       web.page(role, (viewer) =>
@@ -306,7 +306,12 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           if (!fromOwnPages(request.headers, publicOrigin.webOrigin)) return web.formExpired(viewer)
           const kind = yield* options.kindOf(viewer)
-          return yield* slots.run(uploaded(viewer, kind, request)).pipe(
+          const upload = yield* Effect.either(readUpload(request))
+          if (Either.isLeft(upload)) return uploadPage(viewer, kind, uploadProblemText(upload.left), uploadProblemStatus[upload.left._tag])
+          if (!sameSecret(upload.right.field("_csrf"), viewer.session.csrf)) return web.formExpired(viewer)
+          const file = upload.right.file(FILE_FIELD)
+          if (file === undefined) return uploadPage(viewer, kind, "Choose a CSV file to upload.", 400)
+          return yield* slots.run(viewer.organization.id, uploaded(viewer, kind, file)).pipe(
             Effect.catchTag("ImportsBusy", () => Effect.succeed(uploadPage(viewer, kind, `${BUSY}. Nothing was uploaded.`, 503)))
           )
         }))
@@ -320,7 +325,7 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
           const found = yield* drafts.find(ownerOf(viewer, kind), yield* draftId)
           if (Option.isNone(found)) return draftGone(viewer, kind)
           const draft = found.value
-          const result = yield* dryRunInSlot(kind, draft.csv)
+          const result = yield* dryRunInSlot(viewer, kind, draft.csv)
           const busy = Either.isLeft(result) && result.left._tag === "ImportsBusy"
           return previewPage(viewer, kind, draft, stateOf(kind, draft.csv, Either.mapLeft(result, refusal)), busy ? 503 : 200)
         }))
@@ -335,7 +340,7 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
           const found = yield* drafts.find(owner, yield* draftId)
           if (Option.isNone(found)) return draftGone(viewer, kind)
           const draft = found.value
-          const outcome = yield* Effect.either(slots.run(kind.run(draft.csv)))
+          const outcome = yield* Effect.either(slots.run(viewer.organization.id, kind.run(draft.csv)))
           if (Either.isLeft(outcome)) {
             const error = outcome.left
             if (error._tag === "ImportsBusy") {
@@ -345,7 +350,7 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
               })
             }
             if (error._tag === "Conflict") {
-              const dry = Either.mapLeft(yield* dryRunInSlot(kind, draft.csv), refusal)
+              const dry = Either.mapLeft(yield* dryRunInSlot(viewer, kind, draft.csv), refusal)
               return previewPage(viewer, kind, draft, stateOf(kind, draft.csv, dry), 409, {
                 kind: "error",
                 message: `Nothing was imported: ${error.message}.`

@@ -5,7 +5,8 @@
  * of 1 MiB only; a CSV file may be 10 MiB (`MAX_CSV_BYTES`).
  *
  * Bounds: the body is at most `MAX_UPLOAD_BYTES` (the file's limit plus room for the form's other
- * parts and the part headers), read until that many bytes and then refused (`readBoundedBytes`);
+ * parts and the part headers), read until that many bytes and then refused, and must arrive in a
+ * CSV import's time (`readBoundedBytes`);
  * at most `MAX_PARTS` parts, part headers of at most `MAX_PART_HEADER_BYTES`, text fields of at
  * most `MAX_TEXT_FIELD_BYTES`; one file part per field name (the first one counts).
  *
@@ -53,6 +54,8 @@ export interface Upload {
 /** Why an upload was refused, in words for the organizer. */
 export type UploadProblem =
   | { readonly _tag: "TooLarge" }
+  /** Not received in time (Http/ClientTimeouts.ts: a CSV import's body). */
+  | { readonly _tag: "TimedOut" }
   | { readonly _tag: "Malformed"; readonly message: string }
 
 const malformed = (message: string): UploadProblem => ({ _tag: "Malformed", message })
@@ -128,8 +131,8 @@ export const readUpload = (
   }
   const declared = Number(request.headers["content-length"] ?? 0)
   if (declared > MAX_UPLOAD_BYTES) return Effect.fail<UploadProblem>({ _tag: "TooLarge" })
-  return readBoundedBytes(request, MAX_UPLOAD_BYTES).pipe(
-    Effect.mapError((): UploadProblem => ({ _tag: "TooLarge" })),
+  return readBoundedBytes(request, MAX_UPLOAD_BYTES, "csv").pipe(
+    Effect.mapError((error): UploadProblem => ({ _tag: error._tag === "RequestTimeout" ? "TimedOut" : "TooLarge" })),
     Effect.flatMap((body) => {
       const parsed = parseMultipart(body, boundary, maxFileBytes)
       return "_tag" in parsed ? Effect.fail(parsed) : Effect.succeed(parsed)

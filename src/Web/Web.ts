@@ -19,7 +19,9 @@ import { AppConfig } from "../Config/AppConfig.js"
 import type { Caller } from "../Domain/Caller.js"
 import { atLeast, type Role } from "../Domain/Role.js"
 import { Forbidden, NotFound, RateLimited, Unauthorized } from "../Domain/Errors.js"
+import { RequestTimeout } from "../Http/Errors.js"
 import { readBoundedText } from "../Http/JsonBody.js"
+import { StreamsBusy } from "../Http/StreamSlots.js"
 import { currentClient } from "../Http/RequestMeta.js"
 import { rateKeyOf } from "../Http/ClientAddress.js"
 import { fromOwnPages } from "../Http/SameOrigin.js"
@@ -232,6 +234,8 @@ export class Web extends Effect.Service<Web>()("Convene/Web", {
     /**
      * An unexpected failure of a page is logged with its cause (under the request id) and answered
      * as a page with the dashboard's headers, never the API's JSON 500 nor anything of the cause.
+     * A form that did not arrive in time (Http/JsonBody.ts) answers 408, and a download that found
+     * no free share of the streamed answers (Http/StreamSlots.ts) 503, both without a log.
      */
     const guarded = <R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>) =>
       Effect.catchAllCause(effect, (cause) =>
@@ -242,6 +246,18 @@ export class Web extends Effect.Service<Web>()("Convene/Web", {
             Effect.logWarning(POOL_BUSY),
             messagePage(undefined, 503, "Busy", "The service is busy. Please try again in a moment.").pipe(
               HttpServerResponse.setHeader("retry-after", "1")
+            )
+          )
+          : Cause.squash(cause) instanceof RequestTimeout
+          ? Effect.succeed(
+            messagePage(undefined, 408, "Too slow", "The form did not arrive in time. Please go back and send it again.").pipe(
+              HttpServerResponse.setHeader("connection", "close")
+            )
+          )
+          : Cause.squash(cause) instanceof StreamsBusy
+          ? Effect.succeed(
+            messagePage(undefined, 503, "Busy", "Other downloads are running. Please try again in a moment.").pipe(
+              HttpServerResponse.setHeader("retry-after", "5")
             )
           )
           : Effect.as(
@@ -339,7 +355,9 @@ export class Web extends Effect.Service<Web>()("Convene/Web", {
     const readForm = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       readBoundedText(request, MAX_FORM_BYTES).pipe(
         Effect.map(formOf),
-        Effect.catchTag("PayloadTooLarge", () => Effect.succeed(formOf("")))
+        Effect.catchTag("PayloadTooLarge", () => Effect.succeed(formOf(""))),
+        // a form that did not arrive in time: answered 408 by `guarded`
+        Effect.orDie
       ))
 
     /** Leaves a message for the next page the member sees. */
