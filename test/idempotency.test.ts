@@ -1,9 +1,11 @@
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Duration, Effect, Layer, Option, TestClock } from "effect"
+import { Context, Duration, Effect, Layer, Logger, Option, TestClock } from "effect"
 import { join } from "node:path"
 import { AppConfig } from "../src/Config/AppConfig.js"
-import { ABANDONED_AFTER, Idempotency, RETENTION } from "../src/Idempotency/Idempotency.js"
+import { type Claim, Idempotency, PURGE_EVERY, RETENTION, type Running } from "../src/Idempotency/Idempotency.js"
 import { Members } from "../src/Organizations/Members.js"
+import { DirectSql } from "../src/Db/DirectSql.js"
 import { SqlLive } from "../src/Sql.js"
 import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { startServer } from "./support/Process.js"
@@ -164,41 +166,105 @@ describe("Idempotency-Key across a restart", () => {
     }), 60_000)
 })
 
-const store = Layer.provideMerge(Idempotency.Default, SqlLive).pipe(
-  Layer.provide(Layer.effect(AppConfig, configFrom(testEnvironment(":memory:"))))
+// a file: reads outside the request's transaction go on beside it (an in-memory database has one connection)
+const config = Layer.unwrapScoped(
+  Effect.map(temporaryDirectory, (dir) => Layer.effect(AppConfig, configFrom(testEnvironment(join(dir, "convene.db")))))
 )
+const store = Layer.provideMerge(Idempotency.Default, SqlLive).pipe(Layer.provide(config))
 
 layer(store)("Idempotency store", (it) => {
   const fingerprint = (text: string) => new TextEncoder().encode(text)
   const answer = { status: 201, contentType: "application/json", body: fingerprint("{\"ok\":true}") }
+  const claim = (key: string, body = "a", caller = "caller") =>
+    Effect.flatMap(Idempotency, (idempotency) => idempotency.claim(caller, key, fingerprint(body)))
+  /** A write of the request, in its transaction: a row of a table of the test's own. */
+  const write = (running: Running, value: string) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO written (value) VALUES (${value})`).pipe(
+      Effect.provideService(SqlClient.TransactionConnection, running.transaction.connection)
+    )
+  const written = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.flatMap(DirectSql, (direct) => direct.rows<{ value: string }>(sql`SELECT value FROM written ORDER BY value`))).pipe(
+      Effect.map((rows) => rows.map((r) => r.value))
+    )
+  const fresh = (c: Claim) => {
+    expect(c._tag).toBe("Fresh")
+    return (c as Extract<Claim, { _tag: "Fresh" }>).running
+  }
 
-  it.effect("reserves, replays, refuses, and lets go of keys on the clock", () =>
+  it.scoped("runs a free key's request in a transaction its answer commits with; replays, refuses, and lets go on the clock", () =>
     Effect.gen(function*() {
-      const idempotency = yield* Idempotency
-      const claim = (key: string, body = "a") => Effect.map(idempotency.claim("caller", key, fingerprint(body)), (c) => c._tag)
-      expect(yield* claim("k")).toBe("Fresh")
-      expect(yield* claim("k")).toBe("InProgress")
-      expect(yield* claim("k", "b")).toBe("Mismatch")
-      expect(yield* Effect.map(idempotency.claim("someone else", "k", fingerprint("a")), (c) => c._tag)).toBe("Fresh")
-      // a key left running (its request died without answering) is free again after ABANDONED_AFTER
-      yield* TestClock.adjust(ABANDONED_AFTER)
-      expect(yield* claim("k")).toBe("Fresh")
-      yield* idempotency.complete("caller", "k", answer)
-      const replay = yield* idempotency.claim("caller", "k", fingerprint("a"))
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE written (value TEXT NOT NULL)`
+      const first = fresh(yield* claim("k"))
+      // while it runs, the key is held: any request with it is told so at once
+      expect((yield* claim("k"))._tag).toBe("InProgress")
+      expect((yield* claim("k", "b"))._tag).toBe("InProgress")
+      yield* write(first, "first")
+      // nothing of it is seen before it commits
+      expect(yield* written).toEqual([])
+      yield* first.complete(answer)
+      expect(yield* written).toEqual(["first"])
+      const replay = yield* claim("k")
       expect(replay).toEqual({ _tag: "Replay", response: { ...answer, body: expect.any(Uint8Array) } })
       if (replay._tag === "Replay") expect(new TextDecoder().decode(replay.response.body)).toBe("{\"ok\":true}")
+      expect((yield* claim("k", "b"))._tag).toBe("Mismatch")
+      // keys are per caller
+      expect((yield* Effect.scoped(Effect.map(claim("k", "a", "someone else"), (c) => c._tag)))).toBe("Fresh")
       yield* TestClock.adjust(Duration.subtract(RETENTION, Duration.millis(1)))
-      expect(yield* claim("k")).toBe("Replay")
+      expect((yield* claim("k"))._tag).toBe("Replay")
       yield* TestClock.adjust(Duration.millis(1))
-      expect(yield* claim("k")).toBe("Fresh")
-      // a 5xx is not kept: the key is free at once
-      yield* idempotency.complete("caller", "k", { ...answer, status: 503 })
-      expect(yield* claim("k")).toBe("Fresh")
-      // nor is a request that ends without an answer; releasing a kept answer changes nothing
-      yield* idempotency.release("caller", "k")
-      expect(yield* claim("k")).toBe("Fresh")
-      yield* idempotency.complete("caller", "k", answer)
-      yield* idempotency.release("caller", "k")
-      expect(yield* claim("k")).toBe("Replay")
+      // past its retention the key is free: the answer written over the old one
+      const again = fresh(yield* claim("k", "b"))
+      yield* again.complete({ ...answer, status: 200 })
+      expect((yield* claim("k", "b"))).toMatchObject({ _tag: "Replay", response: { status: 200 } })
+    }))
+
+  it.scoped("keeps nothing of a request that answers 5xx or ends without an answer: its key is free at once", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`DELETE FROM written`
+      const failed = fresh(yield* claim("5xx"))
+      yield* write(failed, "failed")
+      yield* failed.complete({ ...answer, status: 503 })
+      expect(yield* written).toEqual([])
+      // the request's scope closes without an answer (its client left): rolled back as well
+      yield* Effect.scoped(Effect.flatMap(claim("5xx"), (c) => write(fresh(c), "abandoned")))
+      expect(yield* written).toEqual([])
+      const ran = fresh(yield* claim("5xx"))
+      yield* write(ran, "once")
+      yield* ran.complete(answer)
+      expect(yield* written).toEqual(["once"])
+      expect((yield* claim("5xx"))._tag).toBe("Replay")
+    }))
+})
+
+describe("Idempotency keys' purge", () => {
+  /** Repeats `effect` (in real time: the purge's statements end when the database answers) until `done` holds, 5 s at most. */
+  const until = <A, E, R>(effect: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
+    Effect.iterate(undefined as A | undefined, {
+      while: (a) => a === undefined || !done(a),
+      body: (a) =>
+        a === undefined ? effect : Effect.zipRight(Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50))), effect)
+    }).pipe(Effect.timeout("5 seconds"), Effect.orDie)
+
+  it.scoped("goes on after the database fails it: logged, and tried again an hour later", () =>
+    Effect.gen(function*() {
+      const database = yield* Layer.build(SqlLive.pipe(Layer.provide(config)))
+      const sql = Context.get(database, SqlClient.SqlClient)
+      yield* sql`ALTER TABLE idempotency_keys RENAME TO idempotency_keys_away`
+      const logged: Array<string> = []
+      const recorder = Logger.make(({ message }) => {
+        logged.push(Array.isArray(message) ? message.join(" ") : String(message))
+      })
+      // the first purge runs at start, and fails: the table is away
+      yield* Layer.build(Idempotency.Default).pipe(Effect.provide(database), Effect.provide(Logger.add(recorder)))
+      yield* until(Effect.sync(() => logged), (lines) => lines.some((line) => line.includes("deleting expired answers failed")))
+      yield* sql`ALTER TABLE idempotency_keys_away RENAME TO idempotency_keys`
+      yield* sql`INSERT INTO idempotency_keys (caller_key, key, fingerprint, status, content_type, body, created_at)
+        VALUES ('caller', 'old', ${new Uint8Array([1])}, 200, NULL, ${new Uint8Array()}, ${-Duration.toMillis(RETENTION)})`
+      const left = sql<{ n: number }>`SELECT count(*) AS n FROM idempotency_keys`.pipe(Effect.map((rows) => Number(rows[0]!.n)))
+      expect(yield* left).toBe(1)
+      yield* TestClock.adjust(PURGE_EVERY)
+      expect(yield* until(left, (n) => n === 0)).toBe(0)
     }))
 })

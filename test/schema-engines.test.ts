@@ -27,7 +27,8 @@ import { postgresAvailable, postgresServer, type PostgresServer } from "./suppor
 import { configFrom, temporaryDirectory, testEnvironment } from "./support/TestServer.js"
 
 const pgMigrationsDirectory = fileURLToPath(new URL("../migrations/pg", import.meta.url))
-const STEPS = 19
+/** The highest migration number. */
+const STEPS = 21
 
 class Postgres extends Context.Tag("test/Postgres")<Postgres, PostgresServer>() {}
 
@@ -235,7 +236,8 @@ describe.skipIf(!postgresAvailable)("migrations on SQLite and PostgreSQL", () =>
       Effect.gen(function*() {
         const server = yield* Postgres
         const migrations = (yield* Migrator.fromFileSystem(pgMigrationsDirectory).pipe(Effect.provide(NodeContext.layer))).map(([id]) => id)
-        expect(migrations.length).toBeGreaterThanOrEqual(STEPS)
+        // numbers may be skipped (one reserved for a change that did not need it)
+        expect(Math.max(...migrations)).toBeGreaterThanOrEqual(STEPS)
         for (let round = 0; round < 3; round++) {
           const database = yield* server.createDatabase()
           // the service's own start on the database: its client and its migrations (src/Sql.ts)
