@@ -7,10 +7,11 @@ import { type Claim, Idempotency, PURGE_EVERY, RETENTION, type Running } from ".
 import { Members } from "../src/Organizations/Members.js"
 import { DirectSql } from "../src/Db/DirectSql.js"
 import { SqlLive } from "../src/Sql.js"
-import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
+import { createEvent, createPerson, eventually, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { startServer } from "./support/Process.js"
 import {
   ADMIN_EMAIL,
+  API_TOKEN,
   ADMIN_PASSWORD,
   configFrom,
   send,
@@ -131,6 +132,39 @@ layer(testServer(), { excludeTestServices: true })("Idempotency-Key", (it) => {
         else expect([r.status, r.text]).toEqual([200, fresh[0]!.text])
       }
       expect((yield* server.request("GET", `/event/${event.eventId}/guestlist`)).body.guests).toHaveLength(500)
+    }))
+
+  it.effect("keeps nothing of a request whose client leaves, not even its interrupted answer: a retry runs it once", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      /** An event with 500 guests and the keyed PUT that accepts them all. */
+      const accepting = Effect.gen(function*() {
+        const event = yield* createEvent(server)
+        const guests = Array.from({ length: 500 }, (_, n) => ({ firstName: "Left", lastName: `${n}`, email: uniqueEmail("left") }))
+        const added = expectStatus(yield* server.request("POST", `/event/${event.eventId}/guestlist`, { body: { guests } }), 200)
+        const body = { guests: added.body.guests.map((g: { personId: string }) => ({ personId: g.personId, rsvpStatus: "Accepted" })) }
+        return { path: `/event/${event.eventId}/guestlist`, body, headers: key("left") }
+      })
+      const calibration = yield* accepting
+      const [took] = yield* Effect.timed(server.request("PUT", calibration.path, calibration))
+      const lifeMs = Duration.toMillis(took)
+      for (const fraction of [0.2, 0.5, 0.8]) {
+        const { body, headers, path } = yield* accepting
+        // the client goes away after a while, before the answer
+        const left = yield* Effect.promise(() =>
+          fetch(server.url + path, {
+            method: "PUT",
+            headers: { ...headers, "content-type": "application/json", "x-api-key": API_TOKEN },
+            body: JSON.stringify(body),
+            signal: AbortSignal.timeout(Math.round(fraction * lifeMs))
+          }).then((r) => r.status, () => "left")
+        )
+        // the key is free once the request has ended (rolled back), at once
+        const again = yield* eventually(server.request("PUT", path, { body, headers }), (r) => r.status !== 409, 5_000)
+        expect([again.status, again.text.slice(0, 100)], `left after ${fraction} of its life (${left})`).toEqual([200, expect.stringMatching(/^\{"guests"/)])
+        const guests = (yield* server.request("GET", path)).body.guests as Array<{ rsvpStatusHistory: Array<unknown> }>
+        expect(new Set(guests.map((g) => g.rsvpStatusHistory.length)), "history entries per guest: added, then accepted once").toEqual(new Set([2]))
+      }
     }))
 
   it.effect("refuses malformed keys, and is not kept for answers holding a secret shown once", () =>
