@@ -201,7 +201,17 @@ const until = (done: Effect.Effect<boolean>, deadline: number) =>
 
 const environment = Effect.gen(function*() {
   const dir = yield* temporaryDirectory
-  return { ...testEnvironment(join(dir, "convene.db")), WEBHOOK_RETRY_SCHEDULE: "100ms", LOG_LEVEL: "Error" }
+  const env = { ...testEnvironment(join(dir, "convene.db")), WEBHOOK_RETRY_SCHEDULE: "100ms", LOG_LEVEL: "Error" }
+  // PostgreSQL: a statement whose client is gone is cancelled within 50 ms, as a killed process's
+  // SQLite statement ends with it (by default it would run to its end, and an answer written
+  // after the request's writes had committed would still be stored)
+  if (onPostgres) {
+    yield* Effect.promise(() =>
+      withDatabase(databaseEnvOf(env), (query) =>
+        query("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET client_connection_check_interval = 50', current_database()); END $$"))
+    )
+  }
+  return env
 })
 
 /** A server with a GuestList receiver registered and slow answers. */

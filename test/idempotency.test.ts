@@ -3,7 +3,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Duration, Effect, Layer, Logger, Option, TestClock } from "effect"
 import { join } from "node:path"
 import { AppConfig } from "../src/Config/AppConfig.js"
-import { type Claim, Idempotency, PURGE_EVERY, RETENTION, type Running } from "../src/Idempotency/Idempotency.js"
+import { type Claim, Idempotency, RETENTION, type Running } from "../src/Idempotency/Idempotency.js"
 import { Members } from "../src/Organizations/Members.js"
 import { DirectSql } from "../src/Db/DirectSql.js"
 import { SqlLive } from "../src/Sql.js"
@@ -137,33 +137,39 @@ layer(testServer(), { excludeTestServices: true })("Idempotency-Key", (it) => {
   it.effect("keeps nothing of a request whose client leaves, not even its interrupted answer: a retry runs it once", () =>
     Effect.gen(function*() {
       const server = yield* TestServer
-      /** An event with 500 guests and the keyed PUT that accepts them all. */
-      const accepting = Effect.gen(function*() {
+      /** An event and the keyed import of 2,000 new guests, accepted: it gives the event loop turns, so a client leaving is seen while it runs. */
+      const importing = Effect.gen(function*() {
         const event = yield* createEvent(server)
-        const guests = Array.from({ length: 500 }, (_, n) => ({ firstName: "Left", lastName: `${n}`, email: uniqueEmail("left") }))
-        const added = expectStatus(yield* server.request("POST", `/event/${event.eventId}/guestlist`, { body: { guests } }), 200)
-        const body = { guests: added.body.guests.map((g: { personId: string }) => ({ personId: g.personId, rsvpStatus: "Accepted" })) }
-        return { path: `/event/${event.eventId}/guestlist`, body, headers: key("left") }
+        const rows = Array.from({ length: 2_000 }, (_, n) => `Left,${n},${uniqueEmail("left")},Accepted`)
+        return {
+          eventId: event.eventId as string,
+          path: `/event/${event.eventId}/guestlist/import`,
+          body: ["firstName,lastName,email,rsvpStatus", ...rows].join("\n"),
+          headers: { ...key("left"), "content-type": "text/csv" }
+        }
       })
-      const calibration = yield* accepting
-      const [took] = yield* Effect.timed(server.request("PUT", calibration.path, calibration))
+      const sent = (to: { path: string; body: string; headers: Record<string, string> }, signal?: AbortSignal) =>
+        Effect.promise(() =>
+          fetch(server.url + to.path, {
+            method: "POST",
+            headers: { ...to.headers, "x-api-key": API_TOKEN },
+            body: to.body,
+            ...(signal === undefined ? {} : { signal })
+          }).then(async (r) => ({ status: r.status, text: await r.text() }), () => ({ status: 0, text: "left" }))
+        )
+      const calibration = yield* importing
+      const [took] = yield* Effect.timed(sent(calibration))
       const lifeMs = Duration.toMillis(took)
       for (const fraction of [0.2, 0.5, 0.8]) {
-        const { body, headers, path } = yield* accepting
-        // the client goes away after a while, before the answer
-        const left = yield* Effect.promise(() =>
-          fetch(server.url + path, {
-            method: "PUT",
-            headers: { ...headers, "content-type": "application/json", "x-api-key": API_TOKEN },
-            body: JSON.stringify(body),
-            signal: AbortSignal.timeout(Math.round(fraction * lifeMs))
-          }).then((r) => r.status, () => "left")
-        )
-        // the key is free once the request has ended (rolled back), at once
-        const again = yield* eventually(server.request("PUT", path, { body, headers }), (r) => r.status !== 409, 5_000)
-        expect([again.status, again.text.slice(0, 100)], `left after ${fraction} of its life (${left})`).toEqual([200, expect.stringMatching(/^\{"guests"/)])
-        const guests = (yield* server.request("GET", path)).body.guests as Array<{ rsvpStatusHistory: Array<unknown> }>
-        expect(new Set(guests.map((g) => g.rsvpStatusHistory.length)), "history entries per guest: added, then accepted once").toEqual(new Set([2]))
+        const request = yield* importing
+        // the client goes away before the answer
+        const left = yield* sent(request, AbortSignal.timeout(Math.round(fraction * lifeMs)))
+        // the key is free once the request has ended, at once
+        const again = yield* eventually(sent(request), (r) => r.status !== 409, 5_000)
+        expect([again.status, again.text.slice(0, 16)], `left after ${fraction} of its life (${left.status})`).toEqual([200, "{\"dryRun\":false,"])
+        const guests = (yield* server.request("GET", `/event/${request.eventId}/guestlist`)).body.guests as Array<{ rsvpStatusHistory: Array<unknown> }>
+        expect(guests).toHaveLength(2_000)
+        expect(new Set(guests.map((g) => g.rsvpStatusHistory.length)), "history entries per guest: added, then accepted, once").toEqual(new Set([2]))
       }
     }))
 
@@ -273,32 +279,37 @@ layer(store)("Idempotency store", (it) => {
 })
 
 describe("Idempotency keys' purge", () => {
-  /** Repeats `effect` (in real time: the purge's statements end when the database answers) until `done` holds, 5 s at most. */
+  /** Repeats `effect` every 50 ms of real time (the purge's statements end when the database answers) until `done` holds, 5 s at most. */
   const until = <A, E, R>(effect: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
-    Effect.iterate(undefined as A | undefined, {
-      while: (a) => a === undefined || !done(a),
-      body: (a) =>
-        a === undefined ? effect : Effect.zipRight(Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50))), effect)
-    }).pipe(Effect.timeout("5 seconds"), Effect.orDie)
+    Effect.gen(function*() {
+      for (let i = 0;; i++) {
+        const value = yield* effect
+        if (done(value) || i === 100) return value
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+      }
+    })
 
   it.scoped("goes on after the database fails it: logged, and tried again an hour later", () =>
     Effect.gen(function*() {
       const database = yield* Layer.build(SqlLive.pipe(Layer.provide(config)))
       const sql = Context.get(database, SqlClient.SqlClient)
-      yield* sql`ALTER TABLE idempotency_keys RENAME TO idempotency_keys_away`
       const logged: Array<string> = []
       const recorder = Logger.make(({ message }) => {
         logged.push(Array.isArray(message) ? message.join(" ") : String(message))
       })
-      // the first purge runs at start, and fails: the table is away
       yield* Layer.build(Idempotency.Default).pipe(Effect.provide(database), Effect.provide(Logger.add(recorder)))
-      yield* until(Effect.sync(() => logged), (lines) => lines.some((line) => line.includes("deleting expired answers failed")))
+      // the next purge fails: the table is away
+      yield* sql`ALTER TABLE idempotency_keys RENAME TO idempotency_keys_away`
+      yield* TestClock.adjust(Duration.hours(1))
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 500)))
       yield* sql`ALTER TABLE idempotency_keys_away RENAME TO idempotency_keys`
       yield* sql`INSERT INTO idempotency_keys (caller_key, key, fingerprint, status, content_type, body, created_at)
         VALUES ('caller', 'old', ${new Uint8Array([1])}, 200, NULL, ${new Uint8Array()}, ${-Duration.toMillis(RETENTION)})`
       const left = sql<{ n: number }>`SELECT count(*) AS n FROM idempotency_keys`.pipe(Effect.map((rows) => Number(rows[0]!.n)))
       expect(yield* left).toBe(1)
-      yield* TestClock.adjust(PURGE_EVERY)
+      // and the one after it runs
+      yield* TestClock.adjust(Duration.hours(1))
       expect(yield* until(left, (n) => n === 0)).toBe(0)
+      expect(logged.some((line) => line === "Idempotency keys: deleting expired answers failed; trying again later")).toBe(true)
     }))
 })

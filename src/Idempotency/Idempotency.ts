@@ -25,7 +25,7 @@ import { OutboxWakeups } from "../Outbox/Wakeups.js"
 
 export const RETENTION = Duration.hours(24)
 /** How often answers past `RETENTION` are deleted (and, after a failure, tried again). */
-export const PURGE_EVERY = Duration.hours(1)
+const PURGE_EVERY = Duration.hours(1)
 
 export interface StoredResponse {
   readonly status: number
