@@ -6,6 +6,7 @@ import { AppConfig } from "../src/Config/AppConfig.js"
 import { type Claim, Idempotency, RETENTION, type Running } from "../src/Idempotency/Idempotency.js"
 import { Members } from "../src/Organizations/Members.js"
 import { DirectSql } from "../src/Db/DirectSql.js"
+import { onPostgres, withDatabase } from "./support/Engine.js"
 import { SqlLive } from "../src/Sql.js"
 import { createEvent, createPerson, eventually, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { startServer } from "./support/Process.js"
@@ -171,6 +172,38 @@ layer(testServer(), { excludeTestServices: true })("Idempotency-Key", (it) => {
         expect(guests).toHaveLength(2_000)
         expect(new Set(guests.map((g) => g.rsvpStatusHistory.length)), "history entries per guest: added, then accepted, once").toEqual(new Set([2]))
       }
+    }))
+
+  it.effect("keeps nothing of a request whose answer could not be stored with it: 500, and a retry runs it once", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      // the answer's write fails (the key table refuses it)
+      const refuse = onPostgres
+        ? [
+          "CREATE FUNCTION idempotency_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$",
+          "CREATE TRIGGER idempotency_refuse BEFORE INSERT OR UPDATE ON idempotency_keys FOR EACH ROW WHEN (NEW.status IS NOT NULL) EXECUTE FUNCTION idempotency_refuse()"
+        ]
+        : ["INSERT", "UPDATE"].map((on) =>
+          `CREATE TRIGGER idempotency_refuse_${on} BEFORE ${on} ON idempotency_keys WHEN NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'refused'); END`
+        )
+      const accept = onPostgres
+        ? ["DROP TRIGGER idempotency_refuse ON idempotency_keys", "DROP FUNCTION idempotency_refuse()"]
+        : ["DROP TRIGGER idempotency_refuse_INSERT", "DROP TRIGGER idempotency_refuse_UPDATE"]
+      const run = (statements: ReadonlyArray<string>) =>
+        Effect.promise(() => withDatabase(server.databaseEnv, async (query) => {
+          for (const statement of statements) await query(statement)
+        }))
+      const headers = key("refused")
+      const body = { firstName: "Not", lastName: "Kept", email: uniqueEmail("refused") }
+      const search = `/person/search?email=${encodeURIComponent(body.email)}`
+      yield* run(refuse)
+      const refused = yield* Effect.ensuring(server.request("POST", "/person", { body, headers }), run(accept))
+      expectError(refused, 500, "internal")
+      // the person the request created went with its answer
+      expect((yield* server.request("GET", search)).body.total).toBe(0)
+      const again = expectStatus(yield* server.request("POST", "/person", { body, headers }), 201)
+      expect(again.headers.get("idempotent-replayed")).toBeNull()
+      expect((yield* server.request("GET", search)).body.total).toBe(1)
     }))
 
   it.effect("refuses malformed keys, and is not kept for answers holding a secret shown once", () =>
