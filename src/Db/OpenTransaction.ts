@@ -41,7 +41,7 @@ export interface OpenTransaction {
 }
 
 /** How long PostgreSQL lets one of these transactions sit idle (its instance hung or cut off) before it ends it. */
-export const IDLE_LIMIT = Duration.seconds(20)
+const IDLE_LIMIT = Duration.seconds(20)
 
 /**
  * The handle of a transaction just begun, ended once by `end` (true: COMMIT), and rolled back when
