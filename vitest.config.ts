@@ -14,6 +14,7 @@ const ALONE = [
   "test/csv-guests.test.ts",
   "test/csv-persons.test.ts",
   "test/email.test.ts",
+  "test/idempotency-crash.test.ts",
   "test/invitations.test.ts",
   "test/large-answers.test.ts",
   "test/multi-instance.test.ts",

@@ -1,16 +1,14 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Duration, Effect, Layer, Option, TestClock } from "effect"
+import { Duration, Effect, Option } from "effect"
 import { join } from "node:path"
-import { AppConfig } from "../src/Config/AppConfig.js"
-import { ABANDONED_AFTER, Idempotency, RETENTION } from "../src/Idempotency/Idempotency.js"
 import { Members } from "../src/Organizations/Members.js"
-import { SqlLive } from "../src/Sql.js"
-import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
+import { onPostgres, withDatabase } from "./support/Engine.js"
+import { createEvent, createPerson, eventually, expectError, expectStatus, login, uniqueEmail } from "./support/Fixtures.js"
 import { startServer } from "./support/Process.js"
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
-  configFrom,
+  API_TOKEN,
   send,
   temporaryDirectory,
   testEnvironment,
@@ -131,6 +129,77 @@ layer(testServer(), { excludeTestServices: true })("Idempotency-Key", (it) => {
       expect((yield* server.request("GET", `/event/${event.eventId}/guestlist`)).body.guests).toHaveLength(500)
     }))
 
+  it.effect("keeps nothing of a request whose client leaves, not even its interrupted answer: a retry runs it once", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      /** An event and the keyed import of 2,000 new guests, accepted: it gives the event loop turns, so a client leaving is seen while it runs. */
+      const importing = Effect.gen(function*() {
+        const event = yield* createEvent(server)
+        const rows = Array.from({ length: 2_000 }, (_, n) => `Left,${n},${uniqueEmail("left")},Accepted`)
+        return {
+          eventId: event.eventId as string,
+          path: `/event/${event.eventId}/guestlist/import`,
+          body: ["firstName,lastName,email,rsvpStatus", ...rows].join("\n"),
+          headers: { ...key("left"), "content-type": "text/csv" }
+        }
+      })
+      const sent = (to: { path: string; body: string; headers: Record<string, string> }, signal?: AbortSignal) =>
+        Effect.promise(() =>
+          fetch(server.url + to.path, {
+            method: "POST",
+            headers: { ...to.headers, "x-api-key": API_TOKEN },
+            body: to.body,
+            ...(signal === undefined ? {} : { signal })
+          }).then(async (r) => ({ status: r.status, text: await r.text() }), () => ({ status: 0, text: "left" }))
+        )
+      const calibration = yield* importing
+      const [took] = yield* Effect.timed(sent(calibration))
+      const lifeMs = Duration.toMillis(took)
+      for (const fraction of [0.2, 0.5, 0.8]) {
+        const request = yield* importing
+        // the client goes away before the answer
+        const left = yield* sent(request, AbortSignal.timeout(Math.round(fraction * lifeMs)))
+        // the key is free once the request has ended, at once
+        const again = yield* eventually(sent(request), (r) => r.status !== 409, 5_000)
+        expect([again.status, again.text.slice(0, 16)], `left after ${fraction} of its life (${left.status})`).toEqual([200, "{\"dryRun\":false,"])
+        const guests = (yield* server.request("GET", `/event/${request.eventId}/guestlist`)).body.guests as Array<{ rsvpStatusHistory: Array<unknown> }>
+        expect(guests).toHaveLength(2_000)
+        expect(new Set(guests.map((g) => g.rsvpStatusHistory.length)), "history entries per guest: added, then accepted, once").toEqual(new Set([2]))
+      }
+    }))
+
+  it.effect("keeps nothing of a request whose answer could not be stored with it: 500, and a retry runs it once", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      // the answer's write fails (the key table refuses it)
+      const refuse = onPostgres
+        ? [
+          "CREATE FUNCTION idempotency_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$",
+          "CREATE TRIGGER idempotency_refuse BEFORE INSERT OR UPDATE ON idempotency_keys FOR EACH ROW WHEN (NEW.status IS NOT NULL) EXECUTE FUNCTION idempotency_refuse()"
+        ]
+        : ["INSERT", "UPDATE"].map((on) =>
+          `CREATE TRIGGER idempotency_refuse_${on} BEFORE ${on} ON idempotency_keys WHEN NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'refused'); END`
+        )
+      const accept = onPostgres
+        ? ["DROP TRIGGER idempotency_refuse ON idempotency_keys", "DROP FUNCTION idempotency_refuse()"]
+        : ["DROP TRIGGER idempotency_refuse_INSERT", "DROP TRIGGER idempotency_refuse_UPDATE"]
+      const run = (statements: ReadonlyArray<string>) =>
+        Effect.promise(() => withDatabase(server.databaseEnv, async (query) => {
+          for (const statement of statements) await query(statement)
+        }))
+      const headers = key("refused")
+      const body = { firstName: "Not", lastName: "Kept", email: uniqueEmail("refused") }
+      const search = `/person/search?email=${encodeURIComponent(body.email)}`
+      yield* run(refuse)
+      const refused = yield* Effect.ensuring(server.request("POST", "/person", { body, headers }), run(accept))
+      expectError(refused, 500, "internal")
+      // the person the request created went with its answer
+      expect((yield* server.request("GET", search)).body.total).toBe(0)
+      const again = expectStatus(yield* server.request("POST", "/person", { body, headers }), 201)
+      expect(again.headers.get("idempotent-replayed")).toBeNull()
+      expect((yield* server.request("GET", search)).body.total).toBe(1)
+    }))
+
   it.effect("refuses malformed keys, and is not kept for answers holding a secret shown once", () =>
     Effect.gen(function*() {
       const server = yield* TestServer
@@ -162,43 +231,4 @@ describe("Idempotency-Key across a restart", () => {
       expect(again.text).toBe(reply.text)
       expect(again.headers.get("idempotent-replayed")).toBe("true")
     }), 60_000)
-})
-
-const store = Layer.provideMerge(Idempotency.Default, SqlLive).pipe(
-  Layer.provide(Layer.effect(AppConfig, configFrom(testEnvironment(":memory:"))))
-)
-
-layer(store)("Idempotency store", (it) => {
-  const fingerprint = (text: string) => new TextEncoder().encode(text)
-  const answer = { status: 201, contentType: "application/json", body: fingerprint("{\"ok\":true}") }
-
-  it.effect("reserves, replays, refuses, and lets go of keys on the clock", () =>
-    Effect.gen(function*() {
-      const idempotency = yield* Idempotency
-      const claim = (key: string, body = "a") => Effect.map(idempotency.claim("caller", key, fingerprint(body)), (c) => c._tag)
-      expect(yield* claim("k")).toBe("Fresh")
-      expect(yield* claim("k")).toBe("InProgress")
-      expect(yield* claim("k", "b")).toBe("Mismatch")
-      expect(yield* Effect.map(idempotency.claim("someone else", "k", fingerprint("a")), (c) => c._tag)).toBe("Fresh")
-      // a key left running (its request died without answering) is free again after ABANDONED_AFTER
-      yield* TestClock.adjust(ABANDONED_AFTER)
-      expect(yield* claim("k")).toBe("Fresh")
-      yield* idempotency.complete("caller", "k", answer)
-      const replay = yield* idempotency.claim("caller", "k", fingerprint("a"))
-      expect(replay).toEqual({ _tag: "Replay", response: { ...answer, body: expect.any(Uint8Array) } })
-      if (replay._tag === "Replay") expect(new TextDecoder().decode(replay.response.body)).toBe("{\"ok\":true}")
-      yield* TestClock.adjust(Duration.subtract(RETENTION, Duration.millis(1)))
-      expect(yield* claim("k")).toBe("Replay")
-      yield* TestClock.adjust(Duration.millis(1))
-      expect(yield* claim("k")).toBe("Fresh")
-      // a 5xx is not kept: the key is free at once
-      yield* idempotency.complete("caller", "k", { ...answer, status: 503 })
-      expect(yield* claim("k")).toBe("Fresh")
-      // nor is a request that ends without an answer; releasing a kept answer changes nothing
-      yield* idempotency.release("caller", "k")
-      expect(yield* claim("k")).toBe("Fresh")
-      yield* idempotency.complete("caller", "k", answer)
-      yield* idempotency.release("caller", "k")
-      expect(yield* claim("k")).toBe("Replay")
-    }))
 })

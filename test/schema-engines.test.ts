@@ -236,6 +236,7 @@ describe.skipIf(!postgresAvailable)("migrations on SQLite and PostgreSQL", () =>
       Effect.gen(function*() {
         const server = yield* Postgres
         const migrations = (yield* Migrator.fromFileSystem(pgMigrationsDirectory).pipe(Effect.provide(NodeContext.layer))).map(([id]) => id)
+        // numbers may be skipped (one reserved for a change that did not need it)
         expect(Math.max(...migrations)).toBeGreaterThanOrEqual(STEPS)
         for (let round = 0; round < 3; round++) {
           const database = yield* server.createDatabase()

@@ -8,7 +8,9 @@ import type * as SqlError from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
+import type { OpenTransaction } from "./OpenTransaction.js"
 
 export interface DirectSqlShape {
   readonly rows: <A>(statement: Statement.Statement<unknown>) => Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
@@ -42,6 +44,13 @@ export interface DirectSqlShape {
    * advisory write lock (a write inside it fails).
    */
   readonly readTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError.SqlError, R>
+  /**
+   * Begins a write transaction that is ended later, by whoever holds it (`commit`, `rollback`),
+   * rather than around one effect, holding the lock named `lock` until it ends; `undefined`, at
+   * once, when a live transaction holds that lock already (here or, on PostgreSQL, on another
+   * instance). Rolled back when the scope closes unless ended before. See OpenTransaction.ts.
+   */
+  readonly open: (lock: string) => Effect.Effect<OpenTransaction | undefined, SqlError.SqlError, Scope.Scope>
   /**
    * A number that moves whenever another process commits to the database, for caches of rows
    * this process writes itself (and so knows when to forget): SQLite's `PRAGMA data_version`

@@ -38,6 +38,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import Pg from "pg"
 import { DirectSql, type DirectSqlShape } from "./DirectSql.js"
+import { postgresOpen } from "./OpenTransaction.js"
 import { PreparedStatements } from "./PreparedStatements.js"
 
 /** The advisory lock every write transaction holds ("CONVENE" in ASCII, as one bigint). */
@@ -243,6 +244,7 @@ export const make = (options: Options) =>
       // half the pool: the other half stays for requests, writers and the outbox
       snapshotCapacity: Math.max(2, Math.floor(maxConnections / 2)),
       readTransaction,
+      open: postgresOpen({ reserve: pg.reserve, writers, pooled, writeLock: WRITE_LOCK }),
       // other instances write the same rows: nothing read may be remembered
       externalVersion: () => undefined,
       writing: () => false,

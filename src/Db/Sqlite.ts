@@ -25,6 +25,7 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { DirectSql, type DirectSqlShape } from "./DirectSql.js"
+import { sqliteOpen } from "./OpenTransaction.js"
 
 /**
  * Statements on the hot path. A `sql` statement normally runs through the client's machinery (a
@@ -320,6 +321,25 @@ export const make = (options: Options) =>
         return failed(cause)
       }
     }
+    /** Takes the connection (waiting through `restore`, interruptibly) and begins a transaction; gives it back if BEGIN fails. */
+    const begin = (kind: "read" | "write", restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>) =>
+      Effect.flatMap(restore(semaphore.take(1)), () => {
+        transactionOpen = true
+        const failure = control(kind === "write" ? "BEGIN IMMEDIATE" : "BEGIN")
+        if (failure === undefined) return Effect.void
+        transactionOpen = false
+        return Effect.zipRight(semaphore.release(1), Effect.fail(failure))
+      })
+    /**
+     * Ends the transaction when called: COMMIT, else ROLLBACK (a COMMIT that fails leaves the
+     * transaction open: it is rolled back). The effect gives the connection back and answers the failure.
+     */
+    const end = (commit: boolean): Effect.Effect<void, SqlError.SqlError> => {
+      const failure = control(commit ? "COMMIT" : "ROLLBACK")
+      if (db.inTransaction) control("ROLLBACK")
+      transactionOpen = false
+      return Effect.zipRight(semaphore.release(1), failure === undefined ? Effect.void : Effect.fail(failure))
+    }
     const transaction = (kind: "read" | "write") =>
     <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
       Effect.uninterruptibleMask((restore) =>
@@ -331,29 +351,16 @@ export const make = (options: Options) =>
               Context.getOption(context, CurrentSnapshot)._tag === "Some"
             ) return restore(effect)
           } else if (Context.getOption(context, SqlClient.TransactionConnection)._tag === "Some") return nested(restore(effect))
-          const end = (exit: Exit.Exit<A, E | SqlError.SqlError>) => {
-            // a COMMIT that fails leaves the transaction open: it is rolled back, and the failure is a defect
-            const failure = control(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK")
-            if (db.inTransaction) control("ROLLBACK")
-            transactionOpen = false
-            return Effect.zipRight(semaphore.release(1), failure === undefined ? exit : Effect.die(failure))
-          }
-          return Effect.flatMap(restore(semaphore.take(1)), () => {
-            transactionOpen = true
-            const failure = control(kind === "write" ? "BEGIN IMMEDIATE" : "BEGIN")
-            if (failure !== undefined) {
-              transactionOpen = false
-              return Effect.zipRight(semaphore.release(1), Effect.fail(failure))
-            }
-            return Effect.flatMap(
+          return Effect.flatMap(begin(kind, restore), () =>
+            Effect.flatMap(
               Effect.exit(Effect.locally(
                 restore(effect),
                 FiberRef.currentContext,
                 Context.add(context, SqlClient.TransactionConnection, [connection, 0] as const)
               )),
-              end
-            )
-          })
+              // a COMMIT that fails is a defect
+              (exit) => Effect.zipRight(Effect.orDie(end(Exit.isSuccess(exit))), exit)
+            ))
         })
       )
     const withTransaction = transaction("write")
@@ -379,6 +386,7 @@ export const make = (options: Options) =>
       snapshot,
       snapshotCapacity: MAX_SNAPSHOTS,
       readTransaction: transaction("read"),
+      open: sqliteOpen({ connection, begin: (restore) => begin("write", restore), end }),
       externalVersion: () => (dataVersion ??= db.prepare("PRAGMA data_version").pluck()).get() as number,
       writing: () => transactionOpen,
       executed: () => executed

@@ -3,20 +3,21 @@
  * the encoder of the API's errors: it turns what the framework raises (unknown route, schema
  * violation, malformed JSON, an oversize body, defects) into the API's own errors, adds the
  * headers some errors carry, logs defects without letting their details reach the body, and sends
- * the stored answer of a replayed idempotent request.
+ * the answer of a failure that is its own answer (`HttpServerRespondable`: a replayed idempotent
+ * request's first answer, Idempotency/IdempotentLive.ts) as it is.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiError from "@effect/platform/HttpApiError"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerRespondable from "@effect/platform/HttpServerRespondable"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "../Api.js"
-import { IdempotentReplay, replayResponse } from "../Idempotency/IdempotentLive.js"
 import { Readiness } from "../Ops/Readiness.js"
 import { csvBodyRoutes, MAX_CSV_BYTES } from "../Csv/CsvBody.js"
 import { isUploadRoute, MAX_UPLOAD_BYTES } from "../Web/Upload.js"
@@ -102,12 +103,13 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
       )
     }
     if (isApiError(error)) return Effect.fail(error)
+    // the platform's own errors are mapped to the API's above and below; any other that carries its answer gives it
+    if (HttpServerRespondable.isRespondable(error) && !HttpServerError.isServerError(error)) return HttpServerRespondable.toResponse(error)
   }
   // kept whole: an interruption by a client that went away is told from others by its fiber id
   if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
   if (poolTimedOut(cause)) return Effect.as(Effect.logWarning(POOL_BUSY), busy)
   const defect = Cause.squash(cause)
-  if (defect instanceof IdempotentReplay) return Effect.succeed(replayResponse(defect))
   // no free import slot or streamed answer (Csv/ImportSlots.ts, Http/StreamSlots.ts), raised by
   // handlers whose endpoints declare no 503
   if (defect instanceof ImportsBusy || defect instanceof StreamsBusy) return Effect.succeed(busyFor(defect.message, defect.retryAfter))

@@ -1,21 +1,31 @@
 /**
- * Idempotency keys (docs/integrators.md#idempotency-keys): the first response to a request carrying an `Idempotency-Key`
- * is kept for 24 hours per caller and organization (`callerKey` below is that scope, see
- * `IdempotentLive.ts`). The same key with the same request replays it without acting
- * again; with a different request it is refused (422); while the first is still running, a second
- * gets 409. Kept in the database, so replays survive restarts; a request cut by a crash leaves its key
- * free again (keys still "running" at start belong to requests that died with their process).
+ * Idempotency keys (docs/integrators.md#idempotency-keys): the first response to a request carrying
+ * an `Idempotency-Key` is kept for 24 hours per caller and organization (`callerKey` below is that
+ * scope, see `IdempotentLive.ts`). The same key with the same request replays it without acting
+ * again; with a different request it is refused (422); while a request with the key runs, another
+ * gets 409.
+ *
+ * Exactly once, across crashes: a request whose key is free runs in one write transaction
+ * (`DirectSql.open`, Db/OpenTransaction.ts), which holds a lock named after its key while it runs,
+ * and its answer is written in that transaction before it commits. Its writes and its answer are
+ * kept together or not at all: a retry finds either the answer (it replays it) or nothing of the
+ * request (it runs it). "Running" is that lock, which ends with the transaction however it ends,
+ * a crash included; only finished answers are ever stored.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlError from "@effect/sql/SqlError"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import { recurring } from "../Ops/Recurring.js"
 import { DirectSql } from "../Db/DirectSql.js"
+import type { OpenTransaction } from "../Db/OpenTransaction.js"
+import { OutboxWakeups } from "../Outbox/Wakeups.js"
 
 export const RETENTION = Duration.hours(24)
-/** A key still marked running after this long belongs to a request that never finished (its client left). */
-export const ABANDONED_AFTER = Duration.minutes(5)
+/** How often answers past `RETENTION` are deleted (and, after a failure, tried again). */
+const PURGE_EVERY = Duration.hours(1)
 
 export interface StoredResponse {
   readonly status: number
@@ -23,18 +33,27 @@ export interface StoredResponse {
   readonly body: Uint8Array
 }
 
+/** A request whose key was free: it runs in `transaction`, and ends with `complete` (or the scope, rolled back). */
+export interface Running {
+  readonly transaction: OpenTransaction
+  /**
+   * Keeps the answer with the request's writes (one COMMIT), or, for a 5xx, neither: the writes
+   * are rolled back and the key is free, so that a retry runs the request once, from the start.
+   */
+  readonly complete: (response: StoredResponse) => Effect.Effect<void, SqlError.SqlError>
+}
+
 export type Claim =
-  | { readonly _tag: "Fresh" }
+  | { readonly _tag: "Fresh"; readonly running: Running }
   | { readonly _tag: "Replay"; readonly response: StoredResponse }
   | { readonly _tag: "InProgress" }
   | { readonly _tag: "Mismatch" }
 
 interface Row {
   readonly fingerprint: Uint8Array
-  readonly state: "running" | "done"
-  readonly status: number | null
+  readonly status: number
   readonly content_type: string | null
-  readonly body: Uint8Array | null
+  readonly body: Uint8Array
   readonly created_at: number
 }
 
@@ -44,80 +63,73 @@ export class Idempotency extends Effect.Service<Idempotency>()("Convene/Idempote
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
+    const wakeups = yield* OutboxWakeups
     const retention = Duration.toMillis(RETENTION)
-    const abandoned = Duration.toMillis(ABANDONED_AFTER)
 
     const select = (callerKey: string, key: string) =>
       direct.first<Row>(
-        sql`SELECT fingerprint, state, status, content_type, body, created_at FROM idempotency_keys
+        sql`SELECT fingerprint, status, content_type, body, created_at FROM idempotency_keys
             WHERE caller_key = ${callerKey} AND key = ${key}`
       )
 
-    /** What to answer instead of running the request, when the key is in use; undefined when it is free. */
+    /** What to answer instead of running the request, from a kept answer; undefined when there is none. */
     const answerOf = (row: Row | undefined, fingerprint: Uint8Array, now: number): Claim | undefined => {
-      const live = row !== undefined &&
-        row.created_at + (row.state === "running" ? abandoned : retention) > now
-      if (!live) return undefined
+      if (row === undefined || row.created_at + retention <= now) return undefined
       if (!sameBytes(row.fingerprint, fingerprint)) return { _tag: "Mismatch" }
-      if (row.state === "running") return { _tag: "InProgress" }
-      return { _tag: "Replay", response: { status: row.status!, contentType: row.content_type, body: row.body! } }
+      return { _tag: "Replay", response: { status: row.status, contentType: row.content_type, body: row.body } }
     }
 
+    const within = <A, E, R>(transaction: OpenTransaction, effect: Effect.Effect<A, E, R>) =>
+      Effect.provideService(effect, SqlClient.TransactionConnection, transaction.connection)
+
     /**
-     * Reserves the key for this request, or says what to answer instead. A key in use (a replay, a
-     * retry while the first request runs, a mismatch) is answered from one read outside any
-     * transaction, so it waits for no writer (on PostgreSQL, for no write lock); only a free key
-     * is claimed in a write transaction, which reads it again before it writes.
+     * Begins the request, or says what to answer instead. A kept answer is found by one read
+     * outside any transaction, so a replay waits for no writer; a running request's key is found
+     * held at once. Otherwise the request's transaction begins (waiting for the write lock, as every
+     * write does) and the key is read again in it: an answer committed meanwhile is found there.
+     * The transaction is rolled back when the scope closes, unless `complete` ended it before.
      */
-    const claim = (callerKey: string, key: string, fingerprint: Uint8Array): Effect.Effect<Claim> =>
+    const claim = (callerKey: string, key: string, fingerprint: Uint8Array): Effect.Effect<Claim, never, Scope.Scope> =>
       Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        const seen = answerOf(yield* select(callerKey, key), fingerprint, now)
+        const seen = answerOf(yield* select(callerKey, key), fingerprint, yield* Clock.currentTimeMillis)
         if (seen !== undefined) return seen
-        return yield* Effect.gen(function*() {
-          const again = answerOf(yield* select(callerKey, key), fingerprint, now)
-          if (again !== undefined) return again
-          yield* direct.run(
-            sql`INSERT INTO idempotency_keys (caller_key, key, fingerprint, state, created_at)
-                VALUES (${callerKey}, ${key}, ${fingerprint}, 'running', ${now})
-                ON CONFLICT (caller_key, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'running',
-                  status = NULL, content_type = NULL, body = NULL, created_at = excluded.created_at`
-          )
-          return { _tag: "Fresh" } as const
-        }).pipe(sql.withTransaction)
+        const transaction = yield* direct.open(`idempotency\n${callerKey}\n${key}`)
+        if (transaction === undefined) return { _tag: "InProgress" } as const
+        const again = answerOf(yield* within(transaction, select(callerKey, key)), fingerprint, yield* Clock.currentTimeMillis)
+        if (again !== undefined) {
+          yield* transaction.rollback
+          return again
+        }
+        // a 5xx is not kept, nor anything the request did; nor a 429 (a quota that says to retry
+        // after `Retry-After`: a kept 429 would answer that retry for 24 hours)
+        const complete = (response: StoredResponse) =>
+          response.status >= 500 || response.status === 429
+            ? transaction.rollback
+            : Effect.gen(function*() {
+              const now = yield* Clock.currentTimeMillis
+              yield* within(
+                transaction,
+                direct.run(
+                  sql`INSERT INTO idempotency_keys (caller_key, key, fingerprint, status, content_type, body, created_at)
+                      VALUES (${callerKey}, ${key}, ${fingerprint}, ${response.status}, ${response.contentType}, ${response.body}, ${now})
+                      ON CONFLICT (caller_key, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,
+                        content_type = excluded.content_type, body = excluded.body, created_at = excluded.created_at`
+                )
+              ).pipe(Effect.tapErrorCause(() => transaction.rollback))
+              yield* transaction.commit
+              // what the request queued for delivery is committed only now: the dispatcher looks again
+              yield* wakeups.wake
+            })
+        return { _tag: "Fresh", running: { transaction, complete } } as const
       }).pipe(Effect.orDie)
 
-    /** Frees a key whose request is still running (it ends without an answer to keep). */
-    const release = (callerKey: string, key: string) =>
-      direct.run(sql`DELETE FROM idempotency_keys WHERE caller_key = ${callerKey} AND key = ${key} AND state = 'running'`).pipe(
-        Effect.asVoid,
-        Effect.orDie
-      )
-
-    /**
-     * Keeps the first response; a 5xx is not kept, nor a 429 (a quota that says to retry after
-     * `Retry-After`: a kept 429 would answer that retry for 24 hours), and the key is free again.
-     */
-    const complete = (callerKey: string, key: string, response: StoredResponse) =>
-      (response.status >= 500 || response.status === 429
-        ? release(callerKey, key)
-        : direct.run(
-          sql`UPDATE idempotency_keys SET state = 'done', status = ${response.status},
-                content_type = ${response.contentType}, body = ${response.body}
-              WHERE caller_key = ${callerKey} AND key = ${key} AND state = 'running'`
-        )).pipe(Effect.asVoid, Effect.orDie)
-
+    // Answers past their retention are deleted every hour; a failure (the database away) is logged,
+    // and the next round tries again.
     const purge = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      direct.run(sql`DELETE FROM idempotency_keys WHERE created_at <= ${now - retention}`)).pipe(Effect.asVoid, Effect.orDie)
+      direct.run(sql`DELETE FROM idempotency_keys WHERE created_at <= ${now - retention}`))
+    yield* recurring("idempotency keys' retention", purge, PURGE_EVERY)
 
-    // SQLite, one process: the keys left running by the previous one are free at start. PostgreSQL:
-    // other instances may be running theirs, so a dead instance's keys wait out ABANDONED_AFTER.
-    yield* sql.onDialectOrElse({
-      pg: () => Effect.void,
-      orElse: () => direct.run(sql`DELETE FROM idempotency_keys WHERE state = 'running'`)
-    }).pipe(Effect.orDie)
-    yield* purge.pipe(Effect.repeat(Schedule.spaced(Duration.hours(1))), Effect.forkScoped)
-
-    return { claim, complete, release } as const
-  })
+    return { claim } as const
+  }),
+  dependencies: [OutboxWakeups.Default]
 }) {}
