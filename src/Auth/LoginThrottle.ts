@@ -15,8 +15,8 @@ import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import * as Schedule from "effect/Schedule"
 import { createHash } from "node:crypto"
+import { repeatedly } from "../Background.js"
 import { RateLimited } from "../Domain/Errors.js"
 
 export const MAX_FAILURES = 10
@@ -76,7 +76,7 @@ export class LoginThrottle extends Effect.Service<LoginThrottle>()("Convene/Logi
 
     const evictClosed = Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Ref.update(windows, HashMap.filter((window) => open(window, now))))
-    yield* evictClosed.pipe(Effect.repeat(Schedule.spaced(Duration.minutes(1))), Effect.forkScoped)
+    yield* repeatedly("login throttle eviction", evictClosed, Duration.minutes(1))
 
     return { check, recordFailure, recordSuccess, size } as const
   })

@@ -1,0 +1,28 @@
+/**
+ * Background work that outlives its failures: a pass run again and again, a pause apart, on a
+ * fiber owned by the caller's scope (it stops when the scope closes, and only then).
+ *
+ * `Effect.repeat` over a pass that can fail or die stops for good at the first failure: one
+ * database error (a PostgreSQL restart, a network cut, a busy SQLite file) would end a retention, a
+ * purge or a heartbeat for the life of the process, silently. Here a failed pass, whatever its
+ * cause (an error, a defect, an interruption of something inside it), is logged and the next one
+ * runs after the pause, as if it had succeeded. Interrupting the fiber itself still stops it: an
+ * interrupted fiber runs no recovery.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+
+/** `pass` now and then every `pause` after the end of the one before, failures logged; forked in the scope. */
+export const repeatedly = <A, E, R>(
+  name: string,
+  pass: Effect.Effect<A, E, R>,
+  pause: Duration.DurationInput
+): Effect.Effect<void, never, R | Scope.Scope> =>
+  pass.pipe(
+    Effect.catchAllCause((cause) => Effect.logWarning(`${name} failed; tried again in ${Duration.format(pause)}`, cause)),
+    Effect.repeat(Schedule.spaced(pause)),
+    Effect.forkScoped,
+    Effect.asVoid
+  )
