@@ -132,14 +132,14 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
 
     /**
      * One attempt, stopped (uncounted, its claim given back if the database answers) when its
-     * claimant is fenced; one that fails unexpectedly leaves its claim to run out. Nothing it does
-     * ends its worker but the worker's own interruption.
+     * claimant is fenced, and not begun once it is; one that fails unexpectedly leaves its claim to
+     * run out. Nothing it does ends its worker but the worker's own interruption.
      */
     const deliver = (item: Claimed) =>
       Effect.suspend(() =>
         Deferred.isDone(item.claimant.fenced).pipe(Effect.flatMap((fenced) =>
           fenced
-            ? Effect.void
+            ? Effect.ignore(repo.release(item.id, item.lease))
             : Effect.raceFirst(
               byName.get(item.channel)!.deliver(item.id, item.lease).pipe(
                 Effect.onInterrupt(() => Effect.ignore(repo.release(item.id, item.lease)))
@@ -214,7 +214,7 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
         perOrganizationUsed.set(candidate.organizationId, organizationUsed + 1)
         chosen.push(candidate)
       }
-      if (chosen.length > 0) {
+      if (chosen.length > 0 && !(yield* Deferred.isDone(claimant.fenced))) {
         // another instance may have taken some of them since they were looked up: only those
         // claimed here are attempted here
         const leased: Lease = { until: nextLease(now + lease), claimant: claimant.id }
