@@ -39,6 +39,7 @@ import { CustomFields } from "./Persons/CustomFields.js"
 import { CustomFieldsHttp, PersonsHttp } from "./Persons/Http.js"
 import { LoggingLive } from "./Logging.js"
 import { DispatcherLive } from "./Outbox/Dispatcher.js"
+import { OutboxRetentionLive } from "./Outbox/Retention.js"
 import { Persons } from "./Persons/Persons.js"
 import { PublicOrigin } from "./PublicOrigin.js"
 import { RsvpRoutesLive } from "./Rsvp/Routes.js"
@@ -112,7 +113,7 @@ export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
 )
 
 /** The whole application over a database: what `main` runs and what tests start. */
-export const AppLive = Layer.mergeAll(HttpLive, DispatcherLive, ChangesRetentionLive).pipe(
+export const AppLive = Layer.mergeAll(HttpLive, DispatcherLive, ChangesRetentionLive, OutboxRetentionLive).pipe(
   Layer.provideMerge(BootstrapLive),
   Layer.provideMerge(ServicesLive),
   Layer.provideMerge(SqlLive),
