@@ -240,7 +240,7 @@ describe.skipIf(!onPostgres)("the database restarts or is cut off (PostgreSQL on
 
       yield* proxy.cut
       const cutAt = Date.now()
-      // the other instance sends each once more once the cut-off one's heartbeat is stale (20 s),
+      // the other instance sends each once more once the cut-off one's heartbeat is stale (15 s),
       // long before their leases (45 s + 30 s) run out; and never while the first is still open
       expect(yield* within(40_000, Effect.sync(() => hook.received.length >= 8)), logs()).toBe(true)
       const takenOver = Date.now() - cutAt

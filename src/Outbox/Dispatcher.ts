@@ -71,7 +71,7 @@ const LARGE_LANE = 1
  */
 const AFTER_PULSE: ReadonlyArray<number> = [10, 40, 150, 400]
 /** How often an instance on PostgreSQL looks for the leases of instances that are gone (Outbox/Instances.ts). */
-const ABANDONED_SWEEP = Duration.seconds(5)
+const ABANDONED_SWEEP = Duration.seconds(2)
 
 /** How one channel sends: the dispatcher claims, a channel attempts and records. */
 export interface Channel {

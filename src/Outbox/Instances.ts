@@ -38,13 +38,13 @@ import { Ids } from "../Domain/Ids.js"
 
 export const HEARTBEAT_EVERY = Duration.seconds(2)
 /** The longest a heartbeat statement is waited for (a later one is sent meanwhile). */
-const HEARTBEAT_TIMEOUT = Duration.seconds(5)
+const HEARTBEAT_TIMEOUT = Duration.seconds(4)
 /** A claimant with no heartbeat written for this long stops (see the top). */
-export const FENCE_AFTER = Duration.seconds(8)
+export const FENCE_AFTER = Duration.seconds(6)
 /** New claims only while the last heartbeat written is younger than this. */
 const CLAIM_WITHIN = Duration.seconds(4)
 /** A claimant whose heartbeat is older than this (by the database's clock) has its claims released by anyone. */
-export const STALE_AFTER = Duration.seconds(20)
+export const STALE_AFTER = Duration.seconds(15)
 /** How often the fence is checked. */
 const FENCE_CHECK = Duration.millis(250)
 /** A claimant's row is deleted once its heartbeat is this old and no claim names it. */
