@@ -5,9 +5,10 @@
  * disturbs nothing else, and instances of the service as processes.
  * - A restart: three instances take a steady load of guest-list writes and RSVP changes (each a
  *   `GuestList` and an `EventPerson` notification) through all of them while PostgreSQL restarts,
- *   once at once (`pg_ctl restart -m fast`) and once after 10 s down (a failover). Within 30 s of
+ *   once after 10 s down (a failover) and once at once (`pg_ctl restart -m fast`). Within 30 s of
  *   the database answering again, every instance's `/readyz` is 200, it answers requests, and it
- *   claims and delivers again (each is seen claiming); in the end every notification is delivered,
+ *   claims and delivers again (each is seen claiming), and its change feed answers (its first read
+ *   having come while the database was down); in the end every notification is delivered,
  *   none was sent twice at once, and every accepted write's notification arrived.
  * - A network cut: one instance is cut off from the database (its connections silent, behind a
  *   proxy) while it sends four notifications to a receiver that takes 40 s to answer. It stops
@@ -138,12 +139,15 @@ describe.skipIf(!onPostgres)("the database restarts or is cut off (PostgreSQL on
        * it takes an instance to notice what it lost); meanwhile each instance is seen claiming (its
        * claimant among those of the claims made since).
        */
-      const recovers = (label: string, restart: Effect.Effect<void>) =>
+      const recovers = (label: string, restart: Effect.Effect<void>, duringOutage: Effect.Effect<void> = Effect.void) =>
         Effect.gen(function*() {
           const before = accepted.guests.size
           yield* Effect.sleep("3 seconds")
           expect(accepted.guests.size, `${label}: the load runs before the restart`).toBeGreaterThan(before)
-          yield* restart
+          const restarting = yield* Effect.fork(restart)
+          yield* Effect.sleep("1500 millis")
+          yield* duringOutage
+          yield* Fiber.join(restarting)
           const answering = Date.now()
           const claimants = new Set<string>()
           const sampler = yield* Effect.fork(Effect.forever(Effect.zipRight(
@@ -159,13 +163,15 @@ describe.skipIf(!onPostgres)("the database restarts or is cut off (PostgreSQL on
                   let personId: string | undefined
                   yield* within(ms - readyAfter, Effect.map(addGuest(instanceUrl, eventId, `${label}-${i}-${Date.now()}`), (id) => (personId = id) !== undefined))
                   const delivered = personId !== undefined && (yield* within(ms - (Date.now() - from), Effect.sync(() => listed().has(personId))))
-                  return { ready, readyAfter, accepted: personId !== undefined, delivered, deliveredAfter: Date.now() - from }
+                  const feed = (yield* call(instanceUrl, "GET", "/changes?limit=1"))?.status
+                  return { ready, readyAfter, accepted: personId !== undefined, delivered, deliveredAfter: Date.now() - from, feed }
                 }), { concurrency: "unbounded" })
               console.info(`${label}, ${when}: ${JSON.stringify(each)}`)
               for (const [i, result] of each.entries()) {
                 expect(result.ready, `${label}, ${when}: instance ${i}'s /readyz is 200\n${logs()}`).toBe(true)
                 expect(result.accepted, `${label}, ${when}: instance ${i} accepts a write`).toBe(true)
                 expect(result.delivered, `${label}, ${when}: instance ${i}'s write is delivered\n${logs()}`).toBe(true)
+                expect(result.feed, `${label}, ${when}: instance ${i}'s change feed answers`).toBe(200)
               }
             })
           yield* serves("within 30 s of the database answering", answering, 30_000)
@@ -176,8 +182,13 @@ describe.skipIf(!onPostgres)("the database restarts or is cut off (PostgreSQL on
           expect(claimants.size, `${label}: claimants seen since the database answered again\n${logs()}`).toBe(3)
         })
 
+      // the instances' first reads of the change feed come while the database is down
+      yield* recovers(
+        "10 s down",
+        pg.restart("10 seconds"),
+        Effect.forEach(urls, (instanceUrl) => call(instanceUrl, "GET", "/changes?limit=1"), { discard: true })
+      )
       yield* recovers("a fast restart", pg.restart())
-      yield* recovers("10 s down", pg.restart("10 seconds"))
       yield* Effect.sleep("2 seconds")
       running = false
       yield* Fiber.join(writers)

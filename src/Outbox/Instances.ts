@@ -15,7 +15,8 @@
  * (uncounted), it claims nothing more, and this instance goes on under a new name, which claims
  * again once its own first heartbeat is written. `FENCE_AFTER`, plus the few seconds an
  * interrupted attempt may take to end, is well below `STALE_AFTER`: by the time anyone can see a
- * claimant as stale, none of its attempts runs any more. A new name, not the old one revived, so
+ * claimant as stale, none of its attempts runs any more (an SMTP send that the mail library does
+ * not abort ends within `WEBHOOK_TIMEOUT` at the latest). A new name, not the old one revived, so
  * that a release that read the old name as stale can never take a claim made after the fence.
  * Claims are made only while the last heartbeat is younger than `CLAIM_WITHIN`.
  *
@@ -37,7 +38,7 @@ import { DirectSql } from "../Db/DirectSql.js"
 import { Ids } from "../Domain/Ids.js"
 
 export const HEARTBEAT_EVERY = Duration.seconds(2)
-/** The longest a heartbeat statement is waited for (a later one is sent meanwhile). */
+/** The longest a heartbeat statement is waited for (then it counts as failed, and the next is sent). */
 const HEARTBEAT_TIMEOUT = Duration.seconds(4)
 /** A claimant with no heartbeat written for this long stops (see the top). */
 export const FENCE_AFTER = Duration.seconds(6)
