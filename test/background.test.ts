@@ -5,14 +5,18 @@
  * scope stops them.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Logger, Scope, TestClock } from "effect"
+import { Effect, Exit, Layer, Logger, LogLevel, Scope, TestClock, TestContext } from "effect"
 import { repeatedly } from "../src/Background.js"
 
 describe("repeatedly", () => {
   it.effect("a failed, dead or interrupted pass is logged, and the next one runs after the pause, until the scope closes", () =>
     Effect.gen(function*() {
       const logged: Array<string> = []
-      const logger = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(String(message))))
+      // this logger alone, at every level, whatever the files run before this one in the worker left
+      const logger = Layer.merge(
+        Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(String(message)))),
+        Logger.minimumLogLevel(LogLevel.All)
+      )
       let runs = 0
       const pass = Effect.suspend(() => {
         runs++
@@ -37,5 +41,5 @@ describe("repeatedly", () => {
       yield* Scope.close(scope, Exit.void)
       yield* TestClock.adjust("10 seconds")
       expect(runs).toBe(5)
-    }))
+    }).pipe(Effect.provide(TestContext.TestContext)))
 })
