@@ -170,8 +170,8 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
      * Takes the lease of those of `ids` that are still due and free (pending, due by `now`, not
      * leased or their lease run out), in one statement: their `claimed_until` and `claimed_by`
      * become the lease's end and claimant, which name this claim (`record` and `release` only
-     * apply while the row still holds them). Answers the ids claimed; the others were taken, finished or cancelled
-     * since they were looked up, and are left alone.
+     * apply while the row still holds them). Answers the ids claimed; the others were taken,
+     * finished or cancelled since they were looked up, and are left alone.
      *
      * Guarantees. PostgreSQL (any number of instances on one database): the subquery locks the
      * rows it picks (`FOR UPDATE SKIP LOCKED`) and the UPDATE sets their lease in the same
@@ -183,9 +183,9 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
      * running past `WEBHOOK_TIMEOUT` + `LEASE_MARGIN`) makes the row claimable again, by any
      * instance; the instances' clocks are assumed to agree within the margin. A killed or cut-off
      * instance's leases are given back sooner, once its heartbeat is stale (Outbox/Instances.ts),
-     * by which time it has stopped its attempts.
-     * The attempt itself is at least once, as ever: an instance that loses its database connection
-     * mid-attempt may see its lease taken and the message sent again (receivers deduplicate by
+     * by which time it has stopped its attempts. The attempt itself is at least once, as ever: an
+     * attempt whose outcome could not be recorded (the database gone meanwhile) is made again once
+     * its lease is released or runs out (receivers deduplicate by
      * `webhook-id`, emails by Message-ID), but only one outcome is recorded. SQLite (one process
      * writes the file): the statement runs under the database's single write lock, the same
      * check-and-set, without row locks (SQLite has no FOR UPDATE, and needs none).
