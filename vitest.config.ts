@@ -13,6 +13,7 @@ const ALONE = [
   "test/crash.test.ts",
   "test/csv-guests.test.ts",
   "test/csv-persons.test.ts",
+  "test/database-outage.test.ts",
   "test/email.test.ts",
   "test/idempotency-crash.test.ts",
   "test/invitations.test.ts",

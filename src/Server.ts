@@ -41,6 +41,7 @@ import { CustomFields } from "./Persons/CustomFields.js"
 import { CustomFieldsHttp, PersonsHttp } from "./Persons/Http.js"
 import { LoggingLive } from "./Logging.js"
 import { DispatcherLive } from "./Outbox/Dispatcher.js"
+import { OutboxRetentionLive } from "./Outbox/Retention.js"
 import { Persons } from "./Persons/Persons.js"
 import { PublicOrigin } from "./PublicOrigin.js"
 import { RsvpRoutesLive } from "./Rsvp/Routes.js"
@@ -120,7 +121,8 @@ const RetentionLive = Layer.mergeAll(
   ChangesRetentionLive,
   ImportDraftsRetentionLive,
   InvitationsRetentionLive,
-  SessionsPurgeLive
+  SessionsPurgeLive,
+  OutboxRetentionLive
 )
 
 /** The whole application over a database: what `main` runs and what tests start. */

@@ -117,6 +117,6 @@ describe("Idempotency keys' purge", () => {
       // and the one after it runs
       yield* TestClock.adjust(Duration.hours(1))
       expect(yield* until(left, (n) => n === 0)).toBe(0)
-      expect(logged.some((line) => line === "idempotency keys' retention failed")).toBe(true)
+      expect(logged.some((line) => line.startsWith("idempotency keys' retention failed"))).toBe(true)
     }))
 })

@@ -9,7 +9,8 @@
  *   fine: at least once);
  * - the change feed, read through the survivors, holds every accepted write;
  * - the shared rate limit holds within 5% of its configured rate across the three instances.
- * It runs in the PostgreSQL pass of the suite (`npm run test:pg`, and CI).
+ * It runs in the PostgreSQL pass of the suite (`npm run test:pg`, and CI). An instance cut off from
+ * the database, and a database that restarts, are test/database-outage.test.ts's.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
@@ -219,52 +220,4 @@ describe.runIf(onPostgres && redisAvailable)("three instances on one PostgreSQL 
           `${hook.bodies.length} webhook requests for ${messages.length} messages; probe ${rate.toFixed(1)}/s of ${RATE}/s`
       )
     }), 120_000)
-
-  it.scopedLive("an instance whose lease slot's session ends claims nothing more; the other delivers everything, once at a time", () =>
-    Effect.gen(function*() {
-      const hook = yield* slowReceiver(100)
-      const env = {
-        ...testEnvironment(join(mkdtempSync(join(tmpdir(), "convene-slot-")), "convene.db")),
-        WEBHOOK_RETRY_SCHEDULE: "200ms,500ms,1s,1s,1s,1s,1s,1s,1s,1s",
-        WEBHOOK_TIMEOUT: "2 seconds",
-        LOG_LEVEL: "Error"
-      }
-      const instances = [yield* startServer(env), yield* startServer(env)]
-      const database = databaseEnvOf(env)
-      expect((yield* call(instances[0]!.url, "POST", "/webhook", API_TOKEN, { webhook: hook.url, type: "GuestList" }))?.status).toBe(200)
-      const event = yield* call(instances[0]!.url, "POST", "/event", API_TOKEN, { name: "Slots", primaryDate: "2031-06-01T18:00:00+02:00" })
-      const eventId = event!.body.eventId as string
-
-      // the session holding one instance's slot ends (as a restarted server or an idle timeout would end it)
-      const holders = yield* Effect.promise(() =>
-        queryDatabase<{ pid: number }>(database, "", [], "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = 1129270870 AND objsubid = 2 AND granted")
-      )
-      expect(holders).toHaveLength(2)
-      yield* Effect.promise(() => queryDatabase(database, "", [], `SELECT pg_terminate_backend(${holders[0]!.pid})`))
-      // within a sweep (5 s) one instance says so, and stops claiming
-      const lost = () => instances.filter((i) => i.output().includes("lost its lease slot"))
-      const deadline = Date.now() + 15_000
-      while (lost().length === 0 && Date.now() < deadline) yield* Effect.sleep("200 millis")
-      expect(lost()).toHaveLength(1)
-      // it tells its orchestrator to restart it; the other stays ready
-      const readyz = (url: string) => Effect.promise(() => fetch(`${url}/readyz`).then((r) => r.status))
-      expect(yield* readyz(lost()[0]!.url)).toBe(503)
-      expect(yield* readyz(instances.find((i) => !lost().includes(i))!.url)).toBe(200)
-
-      // writes through both instances: every notification arrives, none twice at once
-      for (let i = 0; i < 20; i++) {
-        const reply = yield* call(instances[i % 2]!.url, "POST", `/event/${eventId}/guestlist`, API_TOKEN, {
-          guests: [{ firstName: `Slot${i}`, lastName: "Test", email: `slot-${i}@example.com` }]
-        })
-        expect(reply?.status, JSON.stringify(reply?.body)).toBe(200)
-      }
-      const pending = () =>
-        Effect.promise(() => queryDatabase<{ n: number }>(database, "SELECT count(*) AS n FROM outbox_deliveries WHERE status <> 'delivered'"))
-          .pipe(Effect.map((rows) => rows[0]!.n))
-      const until = Date.now() + 20_000
-      while ((yield* pending()) > 0 && Date.now() < until) yield* Effect.sleep("200 millis")
-      expect(yield* pending()).toBe(0)
-      expect(hook.ids.size).toBe(20)
-      expect(hook.overlaps).toEqual([])
-    }), 60_000)
 })

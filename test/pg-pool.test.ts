@@ -1,6 +1,6 @@
 /**
  * PostgreSQL's pool of connections under pressure (README "Several instances on PostgreSQL"): a
- * small pool (`DATABASE_POOL_SIZE`), of which the outbox's lease slot holds one for good, and
+ * small pool (`DATABASE_POOL_SIZE`), none of whose connections is held for good, and
  * another client of the database holding the write lock (a long import elsewhere) or a table
  * lock (slow statements):
  * - writers queued behind the lock take two connections between them, and reads go on with the
@@ -68,7 +68,7 @@ describe("DATABASE_POOL_SIZE and DATABASE_ACQUIRE_TIMEOUT", () => {
 })
 
 describe.runIf(onPostgres)("PostgreSQL's pool under pressure", () => {
-  // four connections: the lease slot's, two for writers, one left for everything else
+  // four connections: two for writers, two left for everything else
   layer(testServer({ DATABASE_POOL_SIZE: "4", DATABASE_ACQUIRE_TIMEOUT: "2 seconds" }), { excludeTestServices: true })("writers behind the write lock", (it) => {
     it.scoped("take two connections between them: reads, a plain search and an idempotent replay still answer", () =>
       Effect.gen(function*() {
@@ -114,12 +114,12 @@ describe.runIf(onPostgres)("PostgreSQL's pool under pressure", () => {
       Effect.gen(function*() {
         const server = yield* TestServer
         const personId = yield* createPerson(server)
-        // slow statements: another client locks the persons table, and three reads of a person
-        // each hold a connection while they wait for it (the lease slot holds the fourth)
+        // slow statements: another client locks the persons table, and four reads of a person
+        // each hold a connection while they wait for it
         const locker = yield* outsider
         yield* query(locker, "BEGIN")
         yield* query(locker, "LOCK TABLE persons IN ACCESS EXCLUSIVE MODE")
-        const stuck = yield* Effect.forEach([1, 2, 3], () => Effect.fork(server.request("GET", `/person/${personId}`)))
+        const stuck = yield* Effect.forEach([1, 2, 3, 4], () => Effect.fork(server.request("GET", `/person/${personId}`)))
         yield* Effect.sleep("500 millis")
 
         const refused = yield* timed(server.request("GET", "/event"))

@@ -15,7 +15,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Cause, Duration, Effect, Layer, Logger, TestClock, TestContext } from "effect"
 import { INVITATION_TTL } from "../src/Organizations/Invitations.js"
-import { recurring } from "../src/Ops/Recurring.js"
+import { repeatedly } from "../src/Background.js"
 import { DRAFT_LIFETIME } from "../src/Web/ImportDrafts.js"
 import { addMember, type DashboardClient, newOrganization, type PageReply, SESSION_COOKIE, signIn, textOf } from "./support/Dashboard.js"
 import { queryDatabase } from "./support/Engine.js"
@@ -147,7 +147,7 @@ layer(testServer().pipe(Layer.provide(serverWith(clock))), { excludeTestServices
     }), { timeout: 180_000 })
 })
 
-describe("a recurring pass", () => {
+describe("a repeatedly pass", () => {
   // under TestClock, provided here: `layer(...)` above has replaced `it.effect` and `it.scoped` with its server's
   it.live("that fails or dies is logged, and the next one runs after the pause as planned", () =>
     Effect.gen(function*() {
@@ -158,7 +158,7 @@ describe("a recurring pass", () => {
       })
       const logged: Array<string> = []
       const logger = Logger.make(({ cause, logLevel, message }) => logged.push(`${logLevel.label} ${String(message)} ${Cause.pretty(cause)}`))
-      yield* recurring("test pass", pass, "1 minute").pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+      yield* repeatedly("test pass", pass, "1 minute").pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
       yield* TestClock.adjust("1 second")
       expect(runs).toBe(1)
       yield* TestClock.adjust("1 minute")
@@ -166,7 +166,7 @@ describe("a recurring pass", () => {
       yield* TestClock.adjust("2 minutes")
       expect(runs).toBe(4)
       expect(logged).toHaveLength(2)
-      expect(logged[0]).toMatch(/^WARN test pass failed .*database away/s)
-      expect(logged[1]).toMatch(/^WARN test pass failed .*a defect/s)
+      expect(logged[0]).toMatch(/^WARN test pass failed; tried again in .*database away/s)
+      expect(logged[1]).toMatch(/^WARN test pass failed; tried again in .*a defect/s)
     }).pipe(Effect.scoped, Effect.provide(TestContext.TestContext)))
 })

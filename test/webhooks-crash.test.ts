@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { join } from "node:path"
+import { onPostgres } from "./support/Engine.js"
 import { createEvent, eventually, expectStatus } from "./support/Fixtures.js"
 import { startServer } from "./support/Process.js"
 import { receiver } from "./support/Receiver.js"
@@ -28,8 +29,11 @@ describe("webhooks across a crash", () => {
       expect(cut.json.data.name).toBe("Survives a crash")
       yield* first.kill("SIGKILL")
 
+      // SQLite: the new process releases its predecessor's claims at start. PostgreSQL: another
+      // instance may be running them, so the claim is released once the killed instance's
+      // heartbeat is stale (15 s: src/Outbox/Instances.ts), long before its lease runs out (60 s)
       const second = yield* startServer(env)
-      const again = yield* hook.next(15_000)
+      const again = yield* hook.next(onPostgres ? 30_000 : 15_000)
       expect(again.headers["webhook-id"]).toBe(cut.headers["webhook-id"])
       expect(again.body).toBe(cut.body)
       // the attempt's answer reaches the log a moment after the receiver has the notification

@@ -22,8 +22,8 @@ import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import * as Schedule from "effect/Schedule"
 import { createHash } from "node:crypto"
+import { repeatedly } from "../Background.js"
 import { RateLimited } from "../Domain/Errors.js"
 
 /** Failures for one email from one client address that lock it from that address. */
@@ -112,7 +112,7 @@ export class LoginThrottle extends Effect.Service<LoginThrottle>()("Convene/Logi
     const size = Effect.all({ pairs: pairs.size, emails: emails.size })
 
     const evictClosed = Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.zipRight(pairs.evictClosed(now), emails.evictClosed(now)))
-    yield* evictClosed.pipe(Effect.repeat(Schedule.spaced(Duration.minutes(1))), Effect.forkScoped)
+    yield* repeatedly("login throttle eviction", evictClosed, Duration.minutes(1))
 
     return { check, recordFailure, recordSuccess, size } as const
   })

@@ -17,7 +17,7 @@ import { hashToken } from "./Secrets.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
-import { recurring } from "../Ops/Recurring.js"
+import { repeatedly } from "../Background.js"
 import { SessionsRepo } from "./SessionsRepo.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
 
@@ -142,7 +142,7 @@ export const sessionsPurge = Layer.scopedDiscard(Effect.gen(function*() {
     repo.deleteEnded(new Date(now).toISOString(), new Date(now - idleMillis).toISOString())).pipe(
       Effect.tap((deleted) => deleted === 0 ? Effect.void : Effect.logDebug(`sessions: ${deleted} ended sessions deleted`))
     )
-  yield* recurring("sessions purge", pass, PURGE_INTERVAL)
+  yield* repeatedly("sessions purge", pass, PURGE_INTERVAL)
 }))
 
 export const SessionsPurgeLive = sessionsPurge.pipe(Layer.provide(SessionsRepo.Default))

@@ -55,9 +55,17 @@ export class Changes extends Effect.Service<Changes>()("Convene/Changes", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ChangesRepo
-    const key = yield* Effect.cached(
-      Effect.flatMap(repo.cursorKey.pipe(Effect.orDie), (text) =>
-        text === undefined ? Effect.dieMessage("the change feed has no cursor key (migration 0015)") : Effect.succeed(Buffer.from(text, "base64")))
+    /**
+     * The key that seals cursors, read once it is first needed and kept once read. Not
+     * `Effect.cached`, which would keep a failure too: one read that met the database restarting
+     * (or no connection free) would fail every feed request until the process restarts.
+     */
+    let sealingKey: Buffer | undefined
+    const key = Effect.suspend(() =>
+      sealingKey !== undefined ? Effect.succeed(sealingKey) : Effect.flatMap(repo.cursorKey.pipe(Effect.orDie), (text) =>
+        text === undefined
+          ? Effect.dieMessage("the change feed has no cursor key (migration 0015)")
+          : Effect.sync(() => (sealingKey = Buffer.from(text, "base64"))))
     )
 
     /**

@@ -1,16 +1,17 @@
 /**
  * The change feed's retention: a fiber owned by the server's scope deletes the changes older than
  * `CHANGES_RETENTION` (default 30 days), at start and then every tenth of the retention (at most
- * every 10 minutes, at least every 100 ms). It stops when the server closes; a pass that fails is
- * logged and the next one tries again (Ops/Recurring.ts). The admin CLI does not run it.
+ * every 10 minutes, at least every 100 ms). It stops when the server closes; a pass that fails
+ * (the database unreachable a while) is logged and the next one tries again (src/Background.ts).
+ * The admin CLI does not run it.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { repeatedly, retentionPause } from "../Background.js"
 import { AppConfig } from "../Config/AppConfig.js"
-import { recurring, retentionPause } from "../Ops/Recurring.js"
 import { Changes } from "./Changes.js"
 
-export { retentionPause } from "../Ops/Recurring.js"
+export { retentionPause } from "../Background.js"
 
 export const ChangesRetentionLive = Layer.scopedDiscard(Effect.gen(function*() {
   const { changesRetention } = yield* AppConfig
@@ -18,5 +19,5 @@ export const ChangesRetentionLive = Layer.scopedDiscard(Effect.gen(function*() {
   const pass = changes.prune(changesRetention).pipe(
     Effect.tap((deleted) => deleted === 0 ? Effect.void : Effect.logDebug(`change feed: ${deleted} changes past the retention deleted`))
   )
-  yield* recurring("change feed retention", pass, retentionPause(changesRetention))
+  yield* repeatedly("change feed retention", pass, retentionPause(changesRetention))
 }))

@@ -69,6 +69,8 @@ export interface AppConfigShape {
   readonly shutdownGracePeriod: Duration.Duration
   /** How long the change feed keeps changes (`CHANGES_RETENTION`, docs/integrators.md#syncing-with-the-change-feed). */
   readonly changesRetention: Duration.Duration
+  /** How long delivered, failed and cancelled outbox deliveries are kept (`OUTBOX_RETENTION`, docs/integrators.md#the-delivery-log). */
+  readonly outboxRetention: Duration.Duration
 }
 
 export const API_TOKEN_PATTERN = /^cvn_[A-Za-z0-9_-]{32,}$/
@@ -211,7 +213,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   databasePath: Env.string("DATABASE_PATH", "./data/convene.db"),
   databaseUrl,
   databasePool: Config.all({
-    // one connection is the outbox's for good and two at most are writers' (Db/Postgres.ts): reads need a fourth
+    // two connections at most are writers' (Db/Postgres.ts): reads and the outbox need the others
     size: Env.integer("DATABASE_POOL_SIZE", 10, 4, 1000),
     acquireTimeout: Env.duration("DATABASE_ACQUIRE_TIMEOUT", "5 seconds")
   }),
@@ -238,7 +240,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   trustedProxies,
   logLevel,
   shutdownGracePeriod: Env.duration("SHUTDOWN_GRACE_PERIOD", "10 seconds"),
-  changesRetention: Env.duration("CHANGES_RETENTION", "30 days")
+  changesRetention: Env.duration("CHANGES_RETENTION", "30 days"),
+  outboxRetention: Env.duration("OUTBOX_RETENTION", "30 days")
 })
 
 /**

@@ -9,6 +9,8 @@
  * | equality where NULL equals NULL | `a IS b` | `a IS NOT DISTINCT FROM b` |
  * | rows as compact JSON text of an array of objects | `json_group_array(json_object(…))` | `string_agg` of `to_json(column)::text` pieces (`json_agg` and `json_build_object` write `"key" : value, …` with spaces) |
  * | case-insensitive order | `x COLLATE NOCASE` | `lower(x) COLLATE "C"` |
+ * | other instances on the same database (`shared`) | none: one process owns the file | any number, behind a balancer |
+ * | the database's clock in epoch milliseconds (`clockMillis`) | `julianday('now')` | `clock_timestamp()` |
  * | a substring of a person's name (`nameSearch`) | FTS5 tables of the name's n-grams in the person's scope; the total of a term of one character from `persons_search_counts`, of two or three from the tables' `fts5vocab` counts | `LIKE` on `name_key` (the `pg_trgm` GIN index for terms with a trigram); the total of a term of up to three characters from `persons_search_counts` |
  *
  * Everything else the repositories write is common SQL: `INSERT … ON CONFLICT`, `RETURNING`,
@@ -27,6 +29,17 @@ export type JsonFields = ReadonlyArray<readonly [key: string, column: string]>
 
 export interface Dialect {
   readonly name: "sqlite" | "pg"
+  /**
+   * Whether other instances of the service may use the database at the same time (PostgreSQL),
+   * so that background work that must run once (the outbox's claims) is coordinated through it;
+   * SQLite's file is one process's.
+   */
+  readonly shared: boolean
+  /**
+   * The database's clock as epoch milliseconds (an integer expression), for times that instances
+   * compare with each other's (a heartbeat's age): one clock, whatever each instance's says.
+   */
+  readonly clockMillis: Statement.Fragment
   /** A JSON array of scalars as a table `j` (`j.value` of `type`, `j.key` its position), for `FROM`. */
   readonly values: (json: string, type: FieldType) => Statement.Fragment
   /** `(SELECT value FROM …)` of a JSON array of scalars, for `x IN …`. */
@@ -114,6 +127,8 @@ const typeOf = (type: FieldType) => type === "integer" ? "bigint" : type === "re
 
 const sqlite = (sql: SqlClient.SqlClient): Dialect => ({
   name: "sqlite",
+  shared: false,
+  clockMillis: sql.literal("CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"),
   values: (json) => sql`json_each(${json}) j`,
   inValues: (json) => sql`(SELECT value FROM json_each(${json}))`,
   rows: (json) => sql`json_each(${json}) j`,
@@ -150,6 +165,8 @@ const sqlite = (sql: SqlClient.SqlClient): Dialect => ({
 
 const pg = (sql: SqlClient.SqlClient): Dialect => ({
   name: "pg",
+  shared: true,
+  clockMillis: sql.literal("(extract(epoch FROM clock_timestamp()) * 1000)::bigint"),
   values: (json, type) =>
     sql`(SELECT v::${sql.literal(typeOf(type))} AS value, k AS key
           FROM jsonb_array_elements_text(${json}::jsonb) WITH ORDINALITY AS t(v, k)) j`,

@@ -14,9 +14,8 @@
  *   queued behind a long write (an import, on this instance or another) leave the rest of the pool
  *   to reads;
  * - a bounded wait for a pooled connection (`acquireTimeout`): when every connection stays busy
- *   (slow downloads each holding one for their snapshot, the outbox's lease slot holding one for
- *   good), a statement fails after that long instead of waiting for ever, and the request answers
- *   503 `unavailable` (`SqlErrors.isPoolTimeout`);
+ *   (slow downloads each holding one for their snapshot), a statement fails after that long
+ *   instead of waiting for ever, and the request answers 503 `unavailable` (`SqlErrors.isPoolTimeout`);
  * - `DirectSql` over the same pool, with snapshots and read transactions as `REPEATABLE READ READ
  *   ONLY` transactions on a connection reserved for them;
  * - statements never cancelled: one whose request ends meanwhile runs to its end, as SQLite's do

@@ -10,7 +10,7 @@ import * as Schema from "effect/Schema"
 import { AppConfig } from "../Config/AppConfig.js"
 import { nowIso } from "../Domain/Time.js"
 import type { Channel } from "../Outbox/Dispatcher.js"
-import { OutboxRepo } from "../Outbox/OutboxRepo.js"
+import { type Lease, OutboxRepo } from "../Outbox/OutboxRepo.js"
 import { afterFailure } from "../Outbox/Retry.js"
 import { EmailsRepo } from "./EmailsRepo.js"
 import { EmailAttachment, Mailer } from "./Mailer.js"
@@ -25,7 +25,7 @@ export const emailChannel = Effect.gen(function*() {
   const outbox = yield* OutboxRepo
   const mailer = yield* Mailer
 
-  const deliver = (id: number, lease: number) =>
+  const deliver = (id: number, lease: Lease) =>
     Effect.gen(function*() {
       const row = yield* emails.attempt(id)
       if (row === undefined || row.status !== "pending") return

@@ -18,7 +18,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { recurring } from "../Ops/Recurring.js"
+import { repeatedly } from "../Background.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import type { OpenTransaction } from "../Db/OpenTransaction.js"
 import { OutboxWakeups } from "../Outbox/Wakeups.js"
@@ -127,7 +127,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Convene/Idempote
     // and the next round tries again.
     const purge = Effect.flatMap(Clock.currentTimeMillis, (now) =>
       direct.run(sql`DELETE FROM idempotency_keys WHERE created_at <= ${now - retention}`))
-    yield* recurring("idempotency keys' retention", purge, PURGE_EVERY)
+    yield* repeatedly("idempotency keys' retention", purge, PURGE_EVERY)
 
     return { claim } as const
   }),

@@ -1,6 +1,7 @@
 /**
- * Whether the service takes traffic: the database answers, `DATABASE_PATH` still names the file
- * that is open, and no shutdown has begun.
+ * Whether this instance can serve requests (CONTRACT §15): the database answers and its migrations
+ * are applied, `DATABASE_PATH` still names the file that is open, and no shutdown has begun. Nothing
+ * else: background work (the outbox, retention) recovers by itself and never makes `/readyz` fail.
  *
  * SQLite keeps writing to an open file after it is deleted or replaced on disk (by a mistaken
  * `rm`, or a restore over a running server): every write then lands in an unlinked file and is
@@ -13,8 +14,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import * as Schedule from "effect/Schedule"
 import { statSync } from "node:fs"
+import { repeatedly } from "../Background.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Unavailable } from "../Domain/Errors.js"
 
@@ -59,14 +60,11 @@ export class Readiness extends Effect.Service<Readiness>()("Convene/Readiness", 
         before === undefined
           ? Effect.logError(`${problem}: writes are refused and /readyz answers 503 until the service is restarted`)
           : Effect.void)
-    yield* fileProblem.pipe(
-      Effect.flatMap((problem) => (problem === undefined ? Effect.void : notice(problem))),
-      Effect.repeat(Schedule.spaced(CHECK_EVERY)),
-      Effect.forkScoped
+    yield* repeatedly(
+      "database file check",
+      Effect.flatMap(fileProblem, (problem) => (problem === undefined ? Effect.void : notice(problem))),
+      CHECK_EVERY
     )
-
-    /** A part of this instance that stopped for good while the database goes on (another instance can serve). */
-    const stopped = yield* Ref.make<string | undefined>(undefined)
 
     const check = Effect.gen(function*() {
       if (yield* Ref.get(draining)) {
@@ -77,8 +75,6 @@ export class Readiness extends Effect.Service<Readiness>()("Convene/Readiness", 
         yield* notice(problem)
         return yield* new Unavailable({ message: problem })
       }
-      const stoppedPart = yield* Ref.get(stopped)
-      if (stoppedPart !== undefined) return yield* new Unavailable({ message: stoppedPart })
       yield* sql`SELECT 1 FROM effect_sql_migrations LIMIT 1`.pipe(
         Effect.mapError(() => new Unavailable({ message: "Database unreachable" }))
       )
@@ -89,13 +85,6 @@ export class Readiness extends Effect.Service<Readiness>()("Convene/Readiness", 
     const writable: Effect.Effect<void, Unavailable> = Effect.flatMap(Ref.get(lost), (problem) =>
       problem === undefined ? Effect.void : Effect.fail(new Unavailable({ message: `${problem}; the change was not made` })))
 
-    /**
-     * `/readyz` answers 503 from now on, so that an orchestrator restarts this instance; requests
-     * are still served and writes still made (the outbox's lease slot lost on PostgreSQL: the
-     * other instances deliver).
-     */
-    const unready = (problem: string) => Ref.set(stopped, problem)
-
-    return { check, writable, unready, drain: Ref.set(draining, true) } as const
+    return { check, writable, drain: Ref.set(draining, true) } as const
   })
 }) {}

@@ -26,7 +26,7 @@ import { Ids } from "../Domain/Ids.js"
 import type { Role } from "../Domain/Role.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
-import { deleteInBatches, recurring, retentionPause } from "../Ops/Recurring.js"
+import { deleteInBatches, repeatedly, retentionPause } from "../Background.js"
 import { PublicOrigin } from "../PublicOrigin.js"
 import { onUniqueViolation } from "../SqlErrors.js"
 import { InvitationsRepo } from "./InvitationsRepo.js"
@@ -145,11 +145,11 @@ export class Invitations extends Effect.Service<Invitations>()("Convene/Invitati
   dependencies: [InvitationsRepo.Default, OrganizationsRepo.Default, Ids.Default, PublicOrigin.Default]
 }) {}
 
-/** The invitations' retention: a fiber of the server's scope deletes the expired ones (Ops/Recurring.ts). */
+/** The invitations' retention: a fiber of the server's scope deletes the expired ones (src/Background.ts). */
 export const InvitationsRetentionLive = Layer.scopedDiscard(Effect.gen(function*() {
   const invitations = yield* Invitations
   const pass = invitations.purgeExpired.pipe(
     Effect.tap((deleted) => deleted === 0 ? Effect.void : Effect.logDebug(`member invitations: ${deleted} expired deleted`))
   )
-  yield* recurring("member invitations retention", pass, retentionPause(INVITATION_TTL))
+  yield* repeatedly("member invitations retention", pass, retentionPause(INVITATION_TTL))
 }))

@@ -11,10 +11,13 @@
  * Several instances (PostgreSQL, CONTRACT §15): each runs its own pool on the one outbox. A claim
  * takes a row only while nobody holds its lease, in one statement (OutboxRepo.claim says what it
  * guarantees on each engine), so each attempt runs on one instance at a time; an outcome is only
- * recorded under the lease it was claimed with, and a shut-down instance gives back the leases it
- * holds. A killed instance's leases are released as soon as another instance (or its successor)
- * sees that its lease slot is free, within `ABANDONED_SWEEP`, or run out after `WEBHOOK_TIMEOUT`
- * + `LEASE_MARGIN` at the latest.
+ * recorded under the lease it was claimed with (its end and its claimant), and a shut-down instance
+ * gives back the leases it holds. Nothing is kept in a database session between statements: a
+ * claim names its claimant, whose heartbeat says it is alive (Outbox/Instances.ts). A killed or
+ * cut-off instance's leases are released once its heartbeat is stale (`STALE_AFTER`, looked at
+ * every `ABANDONED_SWEEP` by every instance), or run out after `WEBHOOK_TIMEOUT` + `LEASE_MARGIN`
+ * at the latest; an instance that cannot write its heartbeat stops its attempts before that, and
+ * claims again by itself once the database answers (a restart, a failover, a network cut).
  *
  * Fairness: one destination (a webhook registration, the SMTP server) holds at most a quarter of
  * the slots, and one organization at most half, so that neither a slow or dead receiver nor one
@@ -33,6 +36,7 @@
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
@@ -48,9 +52,10 @@ import { Mailer } from "../Email/Mailer.js"
 import { webhookChannel } from "../Webhooks/WebhookChannel.js"
 import { WebhooksRepo } from "../Webhooks/WebhooksRepo.js"
 import { EmailsRepo } from "../Email/EmailsRepo.js"
+import { Ids } from "../Domain/Ids.js"
 import { perDestination, perOrganization } from "./Fairness.js"
-import { Readiness } from "../Ops/Readiness.js"
-import { type AtTheirShare, type DeliveryChannel, type DueDelivery, LEASE_SLOTS, OutboxRepo } from "./OutboxRepo.js"
+import { type Claimant, outboxClaimant } from "./Instances.js"
+import { type AtTheirShare, type DeliveryChannel, type DueDelivery, type Lease, OutboxRepo } from "./OutboxRepo.js"
 import { OutboxWakeups } from "./Wakeups.js"
 
 /** How long a claim lasts beyond the attempt's own timeout. */
@@ -65,8 +70,8 @@ const LARGE_LANE = 1
  * (on PostgreSQL, the claimer's connection sees nothing of it until then).
  */
 const AFTER_PULSE: ReadonlyArray<number> = [10, 40, 150, 400]
-/** How often an instance on PostgreSQL looks for the leases of instances that are gone (OutboxRepo.LEASE_SLOTS). */
-const ABANDONED_SWEEP = Duration.seconds(5)
+/** How often an instance on PostgreSQL looks for the leases of instances that are gone (Outbox/Instances.ts). */
+const ABANDONED_SWEEP = Duration.seconds(2)
 
 /** How one channel sends: the dispatcher claims, a channel attempts and records. */
 export interface Channel {
@@ -76,12 +81,13 @@ export interface Channel {
    * the delivery still holds `lease` (OutboxRepo.record). An interruption before recording leaves
    * the claim to be released (the attempt is not counted).
    */
-  readonly deliver: (id: number, lease: number) => Effect.Effect<void, unknown>
+  readonly deliver: (id: number, lease: Lease) => Effect.Effect<void, unknown>
 }
 
-/** A claimed delivery: its lease's end names the claim. */
+/** A claimed delivery: its lease names the claim, and its claimant's fence stops its attempt. */
 interface Claimed extends DueDelivery {
-  readonly lease: number
+  readonly lease: Lease
+  readonly claimant: Claimant
 }
 
 /** The pool over the given channels; runs until its scope closes. */
@@ -90,7 +96,7 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
     const { shutdownGracePeriod, webhooks } = yield* AppConfig
     const repo = yield* OutboxRepo
     const wakeups = yield* OutboxWakeups
-    const readiness = yield* Readiness
+    const claimants = yield* outboxClaimant
     const byName = new Map(channels.map((c) => [c.name, c]))
     const slots = webhooks.concurrency
     const share = perDestination(slots)
@@ -103,25 +109,12 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
     /** Large attempts in flight. */
     const largeInFlight = yield* Ref.make(0)
     const work = yield* Queue.bounded<Claimed>(slots)
-    /** SQLite: the end of the last lease; each claim's is later than the one before, so it names that claim. */
+    /** The end of the last lease; each claim's is later than the one before, so with its claimant it names that claim. */
     let lastLease = 0
-    /** This instance's lease slot (PostgreSQL; null on SQLite), held until the pool has stopped. */
-    const leaseSlot = yield* repo.leaseSlot.pipe(Effect.orDie)
-    const slot = leaseSlot === null ? null : leaseSlot.slot
-    /** Set once the slot is seen lost: this instance then claims nothing, and the others take over. */
-    let slotLost = false
-    /**
-     * A new lease's end. SQLite: at least `until` and after the last one. PostgreSQL: the first
-     * time ≡ the slot from `until` on (less than `LEASE_SLOTS` ms later), never pushed further by
-     * earlier claims, so leases never drift ahead under load; it still names the claim of its row,
-     * as a row is claimed again only once its lease has run out or was given back unrecorded.
-     */
+    /** A new lease's end: at least `until` and after the last one (one millisecond later under load). */
     const nextLease = (until: number) => {
-      if (slot === null) {
-        lastLease = Math.max(until, lastLease + 1)
-        return lastLease
-      }
-      return until + (((slot - until) % LEASE_SLOTS) + LEASE_SLOTS) % LEASE_SLOTS
+      lastLease = Math.max(until, lastLease + 1)
+      return lastLease
     }
     let lastSweep = 0
 
@@ -137,12 +130,27 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
         Ref.update(inFlightByOrganization, (map) => adjusted(map, item.organizationId, by))
       )
 
+    /**
+     * One attempt, stopped (uncounted, its claim given back if the database answers) when its
+     * claimant is fenced, and not begun once it is; one that fails unexpectedly leaves its claim to
+     * run out. Nothing it does ends its worker but the worker's own interruption.
+     */
     const deliver = (item: Claimed) =>
-      Effect.suspend(() => byName.get(item.channel)!.deliver(item.id, item.lease)).pipe(
-        Effect.onInterrupt(() => Effect.ignore(repo.release(item.id, item.lease))),
+      Effect.suspend(() =>
+        Deferred.isDone(item.claimant.fenced).pipe(Effect.flatMap((fenced) =>
+          fenced
+            ? Effect.ignore(repo.release(item.id, item.lease))
+            : Effect.raceFirst(
+              byName.get(item.channel)!.deliver(item.id, item.lease).pipe(
+                Effect.onInterrupt(() => Effect.ignore(repo.release(item.id, item.lease)))
+              ),
+              Deferred.await(item.claimant.fenced)
+            )
+        ))
+      ).pipe(
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
-            ? Effect.failCause(cause)
+            ? Effect.logWarning(`Outbox delivery (${item.channel}) interrupted`, cause)
             : Effect.logError(`Outbox delivery (${item.channel}) failed unexpectedly`, cause)
         ),
         Effect.annotateLogs({ deliveryId: item.id, channel: item.channel })
@@ -171,21 +179,14 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
      */
     const claimDue = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      if (leaseSlot !== null && !slotLost && now - lastSweep >= Duration.toMillis(ABANDONED_SWEEP)) {
+      // none while this instance's heartbeat is not written (the database unreachable): it claims
+      // again by itself once it is
+      const claimant = yield* claimants.current
+      if (claimant === undefined) return IDLE_POLL
+      if (now - lastSweep >= Duration.toMillis(ABANDONED_SWEEP)) {
         lastSweep = now
-        if (yield* leaseSlot.held) {
-          yield* repo.releaseAbandonedClaims(now, false)
-        } else {
-          // its leases now look abandoned to every instance (and are taken over): claiming more
-          // under it could send a message twice at once
-          slotLost = true
-          yield* Effect.logError(
-            "Outbox: this instance lost its lease slot (its database session ended); it claims no more deliveries and the other instances take them over. Restart it."
-          )
-          yield* readiness.unready("The outbox lost its lease slot (its database session ended); restart this instance")
-        }
+        yield* claimants.releaseAbandoned
       }
-      if (slotLost) return IDLE_POLL
       const busy = yield* Ref.get(inFlight)
       const free = slots - countOf(busy)
       if (free <= 0) return IDLE_POLL
@@ -213,16 +214,16 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
         perOrganizationUsed.set(candidate.organizationId, organizationUsed + 1)
         chosen.push(candidate)
       }
-      if (chosen.length > 0) {
+      if (chosen.length > 0 && !(yield* Deferred.isDone(claimant.fenced))) {
         // another instance may have taken some of them since they were looked up: only those
         // claimed here are attempted here
-        const until = nextLease(now + lease)
-        const claimed = yield* repo.claim(chosen.map((c) => c.id), now, until)
+        const leased: Lease = { until: nextLease(now + lease), claimant: claimant.id }
+        const claimed = yield* repo.claim(chosen.map((c) => c.id), now, leased)
         for (const c of chosen) {
           if (!claimed.has(c.id)) continue
           yield* adjust(c, 1)
           if (c.large) yield* Ref.update(largeInFlight, (n) => n + 1)
-          yield* Queue.offer(work, { ...c, lease: until })
+          yield* Queue.offer(work, { ...c, lease: leased, claimant })
         }
         return Duration.zero
       }
@@ -253,10 +254,9 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
       })
     )
 
-    // Claims from before this start belong to attempts that died with their process (on PostgreSQL:
-    // those of instances that are gone; the others' are theirs).
-    yield* repo.releaseAbandonedClaims(yield* Clock.currentTimeMillis, true).pipe(Effect.orDie)
-    lastSweep = yield* Clock.currentTimeMillis
+    // SQLite: claims from before this start belong to attempts that died with their process.
+    // (PostgreSQL: those of instances that are gone are released by the first sweep.)
+    yield* claimants.atStart.pipe(Effect.orDie)
 
     // Claimed, but not yet taken by a worker when the workers stop (closed after them): given back.
     yield* Effect.addFinalizer(() =>
@@ -291,4 +291,4 @@ export const DispatcherLive = Layer.scopedDiscard(Effect.gen(function*() {
   const webhooks = yield* webhookChannel
   const emails = yield* emailChannel
   yield* dispatch([webhooks, emails])
-})).pipe(Layer.provide([OutboxRepo.Default, OutboxWakeups.Default, WebhooksRepo.Default, EmailsRepo.Default, Mailer.Default]))
+})).pipe(Layer.provide([OutboxRepo.Default, OutboxWakeups.Default, WebhooksRepo.Default, EmailsRepo.Default, Mailer.Default, Ids.Default]))

@@ -1,7 +1,7 @@
 /**
  * The outbox's deliveries, whatever their channel (migration 0012): one row per message to send,
  * with its state (`pending` until `delivered`, `failed` or `cancelled`), its attempts, when the next
- * one is due, and the lease (`claimed_until`) of an attempt in progress. Only the outbox writes
+ * one is due, and the lease (`claimed_until`, `claimed_by`) of an attempt in progress. Only the outbox writes
  * these rows; each channel keeps what it sends in its own table (webhook messages, emails).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -33,21 +33,13 @@ export interface Outcome {
 export const LARGE_PAYLOAD_BYTES = 4 * 1024 * 1024
 
 /**
- * Several instances on PostgreSQL: each holds a lease slot (0 ≤ slot < `LEASE_SLOTS`) for its life,
- * as a session-level advisory lock (`LEASE_SLOT_LOCK`, slot) on a connection of its own, and every
- * lease it sets ends at a time ≡ slot (mod `LEASE_SLOTS`) (Dispatcher.ts rounds it up, by less than
- * a second and a bit). A lease whose slot nobody holds belongs to an instance that is gone (killed:
- * PostgreSQL ends its session and its locks with its connection), and is released without waiting
- * for it to run out (`releaseAbandonedClaims`).
+ * A claim's lease: when it runs out (epoch milliseconds), and its claimant (Outbox/Instances.ts).
+ * Together they name the claim: an outcome or a release applies only while the row still holds
+ * both. A claimant's leases end later and later, so it never names two claims of a row alike.
  */
-export const LEASE_SLOTS = 1024
-/** The first key of the lease slots' advisory locks ("CONV" in ASCII; two-key locks, apart from the write lock's one-key space). */
-export const LEASE_SLOT_LOCK = 0x434f4e56
-
-/** An instance's lease slot on PostgreSQL, and whether its session still holds it. */
-export interface LeaseSlot {
-  readonly slot: number
-  readonly held: Effect.Effect<boolean>
+export interface Lease {
+  readonly until: number
+  readonly claimant: string
 }
 
 /**
@@ -176,10 +168,10 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
 
     /**
      * Takes the lease of those of `ids` that are still due and free (pending, due by `now`, not
-     * leased or their lease run out), in one statement: their `claimed_until` becomes `lease`,
-     * the lease's end, which also names this claim (`record` and `release` only apply while the
-     * row still holds it). Answers the ids claimed; the others were taken, finished or cancelled
-     * since they were looked up, and are left alone.
+     * leased or their lease run out), in one statement: their `claimed_until` and `claimed_by`
+     * become the lease's end and claimant, which name this claim (`record` and `release` only
+     * apply while the row still holds them). Answers the ids claimed; the others were taken,
+     * finished or cancelled since they were looked up, and are left alone.
      *
      * Guarantees. PostgreSQL (any number of instances on one database): the subquery locks the
      * rows it picks (`FOR UPDATE SKIP LOCKED`) and the UPDATE sets their lease in the same
@@ -189,17 +181,18 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
      * never both take a row while a lease runs, whatever their timing: each attempt runs on one
      * instance at a time. A lease that ends (its instance killed mid-attempt, or an attempt
      * running past `WEBHOOK_TIMEOUT` + `LEASE_MARGIN`) makes the row claimable again, by any
-     * instance; the instances' clocks are assumed to agree within the margin. A killed instance's
-     * leases are given back sooner, once its lease slot is seen free (`releaseAbandonedClaims`).
-     * The attempt itself is at least once, as ever: an instance that loses its database connection
-     * mid-attempt may see its lease taken and the message sent again (receivers deduplicate by
+     * instance; the instances' clocks are assumed to agree within the margin. A killed or cut-off
+     * instance's leases are given back sooner, once its heartbeat is stale (Outbox/Instances.ts),
+     * by which time it has stopped its attempts. The attempt itself is at least once, as ever: an
+     * attempt whose outcome could not be recorded (the database gone meanwhile) is made again once
+     * its lease is released or runs out (receivers deduplicate by
      * `webhook-id`, emails by Message-ID), but only one outcome is recorded. SQLite (one process
      * writes the file): the statement runs under the database's single write lock, the same
      * check-and-set, without row locks (SQLite has no FOR UPDATE, and needs none).
      */
-    const claim = (ids: ReadonlyArray<number>, now: number, lease: number) =>
+    const claim = (ids: ReadonlyArray<number>, now: number, lease: Lease) =>
       Effect.map(
-        sql<{ readonly id: number }>`UPDATE outbox_deliveries SET claimed_until = ${lease}
+        sql<{ readonly id: number }>`UPDATE outbox_deliveries SET claimed_until = ${lease.until}, claimed_by = ${lease.claimant}
           WHERE id IN (SELECT id FROM outbox_deliveries
                        WHERE id IN ${d.inValues(JSON.stringify(ids), "integer")} AND status = 'pending' AND next_attempt_at <= ${now}
                          AND (claimed_until IS NULL OR claimed_until < ${now})
@@ -208,67 +201,10 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
         (rows) => new Set(rows.map((r) => Number(r.id)))
       )
 
-    /**
-     * This instance's lease slot on PostgreSQL, held until the scope closes (its lock taken on a
-     * connection reserved for it, given back unlocked); null on SQLite, where one process writes.
-     */
-    const leaseSlot = sql.onDialectOrElse({
-      pg: () =>
-        Effect.gen(function*() {
-          const connection = yield* sql.reserve
-          const first = Math.floor(Math.random() * LEASE_SLOTS)
-          for (let i = 0; i < LEASE_SLOTS; i++) {
-            const slot = (first + i) % LEASE_SLOTS
-            const [row] = yield* connection.execute(`SELECT pg_try_advisory_lock(${LEASE_SLOT_LOCK}, ${slot}) AS held`, [], undefined)
-            if (row?.held === true) {
-              yield* Effect.addFinalizer(() =>
-                Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${LEASE_SLOT_LOCK}, ${slot})`, [], undefined))
-              )
-              // still ours: the lock is held by the reserved connection's session (which may have
-              // ended without this process noticing: a restarted server, an idle timeout)
-              const held = connection.execute(
-                `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LEASE_SLOT_LOCK}
-                   AND objid = ${slot} AND objsubid = 2 AND granted AND pid = pg_backend_pid()`,
-                [],
-                undefined
-              ).pipe(
-                Effect.map((rows) => Number(rows[0]?.["n"] ?? 0) > 0),
-                Effect.timeout("5 seconds"),
-                Effect.orElseSucceed(() => false)
-              )
-              return { slot, held } as LeaseSlot | null
-            }
-          }
-          return yield* Effect.dieMessage(`Every outbox lease slot (${LEASE_SLOTS}) is held: too many instances`)
-        }),
-      orElse: () => Effect.succeed(null as LeaseSlot | null)
-    })
-
-    /**
-     * Releases leases whose attempts died with their process. SQLite, at start (`atStart`): every
-     * lease, this process being the only one. PostgreSQL, at start and then now and again: the
-     * leases of instances that are gone, those whose slot no session of this database holds (the
-     * others are left to their instance, or to run out); an instance takes its slot before its
-     * first claim, so a live instance's lease is never taken for a dead one's.
-     */
-    const releaseAbandonedClaims = (now: number, atStart: boolean) =>
-      sql.onDialectOrElse({
-        pg: () =>
-          Effect.asVoid(sql`UPDATE outbox_deliveries SET claimed_until = NULL
-            WHERE status = 'pending' AND next_attempt_at <= ${now} AND claimed_until >= ${now}
-              AND claimed_until % ${LEASE_SLOTS} NOT IN (
-                SELECT objid::bigint FROM pg_locks
-                WHERE locktype = 'advisory' AND classid = ${LEASE_SLOT_LOCK} AND objsubid = 2 AND granted
-                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))`),
-        orElse: () =>
-          atStart
-            ? Effect.asVoid(sql`UPDATE outbox_deliveries SET claimed_until = NULL WHERE claimed_until IS NOT NULL`)
-            : Effect.void
-      })
-
     /** Gives back the lease `lease` of a delivery (an attempt interrupted, uncounted), unless it was taken over. */
-    const release = (id: number, lease: number) =>
-      sql`UPDATE outbox_deliveries SET claimed_until = NULL WHERE id = ${id} AND claimed_until = ${lease}`
+    const release = (id: number, lease: Lease) =>
+      sql`UPDATE outbox_deliveries SET claimed_until = NULL, claimed_by = NULL
+          WHERE id = ${id} AND claimed_until = ${lease.until} AND claimed_by = ${lease.claimant}`
 
     /**
      * Records an attempt's outcome, if its delivery is still pending under the lease `lease` the
@@ -276,14 +212,15 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
      * another claim took the delivery (a late finisher never overwrites its successor). Answers
      * whether it was recorded.
      */
-    const record = (outcome: Outcome, lease: number, at: string) =>
+    const record = (outcome: Outcome, lease: Lease, at: string) =>
       Effect.map(
         sql`UPDATE outbox_deliveries
           SET status = ${outcome.status}, attempts = attempts + 1, last_status_code = ${outcome.statusCode},
               last_error = ${outcome.error}, last_response = ${outcome.response},
-              next_attempt_at = ${outcome.nextAttemptAt}, claimed_until = NULL, updated_at = ${at},
+              next_attempt_at = ${outcome.nextAttemptAt}, claimed_until = NULL, claimed_by = NULL, updated_at = ${at},
               delivered_at = ${outcome.status === "delivered" ? at : null}
-          WHERE id = ${outcome.deliveryId} AND status = 'pending' AND claimed_until = ${lease}
+          WHERE id = ${outcome.deliveryId} AND status = 'pending' AND claimed_until = ${lease.until}
+            AND claimed_by = ${lease.claimant}
           RETURNING id`,
         (rows) => rows.length > 0
       )
@@ -291,13 +228,13 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
     /** One more attempt, now, for a failed or cancelled delivery. */
     const retry = (id: number, now: number, at: string) =>
       sql`UPDATE outbox_deliveries SET status = 'pending', max_attempts = attempts + 1, next_attempt_at = ${now},
-            claimed_until = NULL, updated_at = ${at}
+            claimed_until = NULL, claimed_by = NULL, updated_at = ${at}
           WHERE id = ${id} AND status IN ('failed', 'cancelled')`
 
     /** Ends every pending delivery to a webhook registration as cancelled. */
     const cancelPendingOfWebhook = (webhookId: number, reason: string, at: string) =>
       sql`UPDATE outbox_deliveries SET status = 'cancelled', last_error = ${reason}, next_attempt_at = NULL,
-            claimed_until = NULL, updated_at = ${at}
+            claimed_until = NULL, claimed_by = NULL, updated_at = ${at}
           WHERE webhook_id = ${webhookId} AND status = 'pending'`
 
     return {
@@ -306,8 +243,6 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
       due,
       nextDue,
       claim,
-      leaseSlot,
-      releaseAbandonedClaims,
       release,
       record,
       retry,

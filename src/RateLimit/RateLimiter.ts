@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import * as Schedule from "effect/Schedule"
+import { repeatedly } from "../Background.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { RedisBuckets } from "./RedisBuckets.js"
 
@@ -127,10 +127,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Convene/RateLimi
         return [HashMap.size(map) - HashMap.size(kept), kept] as const
       }))
 
-    yield* evictFull.pipe(
-      Effect.repeat(Schedule.spaced(Duration.seconds(15))),
-      Effect.forkScoped
-    )
+    yield* repeatedly("rate-limit bucket eviction", evictFull, Duration.seconds(15))
 
     return {
       general,

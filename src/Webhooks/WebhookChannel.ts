@@ -21,7 +21,7 @@ import { AppConfig } from "../Config/AppConfig.js"
 import { yieldToEventLoop } from "../Csv/Chunks.js"
 import { nowIso } from "../Domain/Time.js"
 import type { Channel } from "../Outbox/Dispatcher.js"
-import { OutboxRepo } from "../Outbox/OutboxRepo.js"
+import { type Lease, OutboxRepo } from "../Outbox/OutboxRepo.js"
 import { attempt, type MessageBody } from "./Delivery.js"
 import { guardedLookup } from "./Destinations.js"
 import { type AttemptRow, WebhooksRepo } from "./WebhooksRepo.js"
@@ -106,7 +106,7 @@ export const webhookChannel = Effect.gen(function*() {
       }))
       : Effect.succeed(partedBody(row.message_row, row.parts_bytes))
 
-  const deliver = (id: number, lease: number) =>
+  const deliver = (id: number, lease: Lease) =>
     Effect.gen(function*() {
       const row = yield* repo.attempt(id)
       // Deleting or disabling a registration cancels its pending deliveries in the same

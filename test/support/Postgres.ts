@@ -5,7 +5,8 @@
  * survive a crash), stopped and removed with the test's scope. PostgreSQL refuses to run as root:
  * when the tests run as root, the directory is handed to the `postgres` user and `initdb` and
  * `postgres` run as that user through `runuser`. Each test takes a database of its own
- * (`createDatabase`) and a client layer on it (`layer`).
+ * (`createDatabase`) and a client layer on it (`layer`); a test that owns its server may restart it
+ * (`restart`).
  *
  * Where PostgreSQL is not installed, `postgresAvailable` is false and the tests that need it are
  * skipped with a line saying so, except in CI (`CONVENE_CI=1`, set by .ci/run): there a missing
@@ -14,7 +15,7 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, type Duration, Effect, Layer, Redacted } from "effect"
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { freePort } from "./Ports.js"
@@ -129,6 +130,15 @@ export interface PostgresServer {
    * `bigint` and `count(*)` as strings: cast in SQL (`::int`) where a number is needed.
    */
   readonly layer: (database: string) => Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError>
+  /**
+   * What `pg_ctl restart -m fast` does: a fast shutdown (SIGINT to the postmaster: every session is
+   * ended, its transaction rolled back, its connection closed), then the server started again on
+   * the same data, port and socket, after `down` (none by default: a failover or a longer outage
+   * with it). Resolves once the server accepts connections again. (The server stays this process's
+   * child, so the scope still stops it; `pg_ctl` would start it detached.) The administrative
+   * client of `createDatabase` reconnects by itself.
+   */
+  readonly restart: (down?: Duration.DurationInput) => Effect.Effect<void>
 }
 
 let databases = 0
@@ -144,8 +154,8 @@ export const postgresServer = Effect.gen(function*() {
   const dataDirectory = join(directory, "data")
   yield* initdb(dataDirectory)
   const port = yield* Effect.promise(freePort)
-  const child = yield* launch(dataDirectory, directory, port)
-  yield* Effect.addFinalizer(() => stop(child, dataDirectory))
+  let child = yield* launch(dataDirectory, directory, port)
+  yield* Effect.addFinalizer(() => Effect.suspend(() => stop(child, dataDirectory)))
 
   const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`
   const layer = (database: string) => PgClient.layer({ url: Redacted.make(url(database)), maxConnections: 4 })
@@ -161,7 +171,13 @@ export const postgresServer = Effect.gen(function*() {
         const database = name ?? `test_${process.pid}_${++databases}`
         return Effect.as(admin`CREATE DATABASE ${admin(database)}`, database)
       }).pipe(Effect.orDie),
-    layer
+    layer,
+    restart: (down = 0) =>
+      Effect.gen(function*() {
+        yield* stop(child, dataDirectory)
+        yield* Effect.sleep(down)
+        child = yield* launch(dataDirectory, directory, port)
+      })
   }
   return self
 })

@@ -1,6 +1,8 @@
 /**
  * A webhook receiver on loopback for tests: records every request (headers, raw body, arrival
- * time) and answers as the test says: a status, or never (to exercise timeouts and crashes).
+ * time) and answers as the test says: a status, a status after a delay, or never (to exercise
+ * timeouts and crashes). It notes a `webhook-id` that arrives while an earlier request with it is
+ * still open (not answered, its sender still connected): the same delivery sent twice at once.
  */
 import { Effect, Queue } from "effect"
 import { createServer, type IncomingHttpHeaders } from "node:http"
@@ -14,7 +16,7 @@ export interface Received {
   readonly path: string
 }
 
-export type Answer = number | "hang"
+export type Answer = number | "hang" | { readonly status: number; readonly afterMs: number }
 
 export interface Receiver {
   readonly url: (path?: string) => string
@@ -23,6 +25,8 @@ export interface Receiver {
   readonly next: (timeoutMs?: number) => Effect.Effect<Received>
   /** Decides the answer to each request, in arrival order (1-based). */
   answer: (request: Received, n: number) => Answer
+  /** The `webhook-id`s that arrived while an earlier request with the same one was still open. */
+  readonly overlaps: Array<string>
 }
 
 export const receiver = Effect.gen(function*() {
@@ -36,9 +40,18 @@ export const receiver = Effect.gen(function*() {
         Effect.timeoutFail({ duration: timeoutMs, onTimeout: () => new Error("no webhook arrived in time") }),
         Effect.orDie
       ),
-    answer: () => 200
+    answer: () => 200,
+    overlaps: []
   }
+  /** Requests open per `webhook-id`: arrived, and neither answered nor left by their sender. */
+  const open = new Map<string, number>()
   const server = createServer((req, res) => {
+    const id = req.headers["webhook-id"]
+    if (typeof id === "string") {
+      if ((open.get(id) ?? 0) > 0) self.overlaps.push(id)
+      open.set(id, (open.get(id) ?? 0) + 1)
+      res.once("close", () => open.set(id, open.get(id)! - 1))
+    }
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
     req.on("end", () => {
@@ -57,8 +70,17 @@ export const receiver = Effect.gen(function*() {
         hanging.add(res)
         return
       }
-      res.writeHead(answer, { "content-type": "text/plain" })
-      res.end("ok")
+      const reply = (status: number) => {
+        if (res.destroyed) return
+        res.writeHead(status, { "content-type": "text/plain" })
+        res.end("ok")
+      }
+      if (typeof answer === "number") return reply(answer)
+      hanging.add(res)
+      setTimeout(() => {
+        hanging.delete(res)
+        reply(answer.status)
+      }, answer.afterMs)
     })
   })
   yield* Effect.acquireRelease(

@@ -1,15 +1,31 @@
 /**
- * Recurring background passes (the retentions that delete what has outlived its use): a pass runs
- * at start and then again a pause after each one ends, in a fiber owned by the layer's scope, so it
- * stops when the server closes. A pass that fails or dies (the database away, a lock timeout) is
- * logged and the next one runs as planned: `Effect.repeat` alone would end the loop, for good, at
- * the first failure.
+ * Background work that outlives its failures: a pass run again and again, a pause apart, on a
+ * fiber owned by the caller's scope (it stops when the scope closes, and only then).
+ *
+ * `Effect.repeat` over a pass that can fail or die stops for good at the first failure: one
+ * database error (a PostgreSQL restart, a network cut, a busy SQLite file) would end a retention, a
+ * purge or a heartbeat for the life of the process, silently. Here a failed pass, whatever its
+ * cause (an error, a defect, an interruption of something inside it), is logged and the next one
+ * runs after the pause, as if it had succeeded. Interrupting the fiber itself still stops it: an
+ * interrupted fiber runs no recovery.
  */
-import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+
+/** `pass` now and then every `pause` after the end of the one before, failures logged; forked in the scope. */
+export const repeatedly = <A, E, R>(
+  name: string,
+  pass: Effect.Effect<A, E, R>,
+  pause: Duration.DurationInput
+): Effect.Effect<void, never, R | Scope.Scope> =>
+  pass.pipe(
+    Effect.catchAllCause((cause) => Effect.logWarning(`${name} failed; tried again in ${Duration.format(pause)}`, cause)),
+    Effect.repeat(Schedule.spaced(pause)),
+    Effect.forkScoped,
+    Effect.asVoid
+  )
 
 const LONGEST_PAUSE = Duration.minutes(10)
 const SHORTEST_PAUSE = Duration.millis(100)
@@ -20,23 +36,6 @@ const SHORTEST_PAUSE = Duration.millis(100)
  */
 export const retentionPause = (retention: Duration.Duration): Duration.Duration =>
   Duration.clamp(Duration.unsafeDivide(retention, 10), { minimum: SHORTEST_PAUSE, maximum: LONGEST_PAUSE })
-
-/**
- * Forks `pass` into the current scope, at once and then `pause` after each pass, for as long as
- * the scope lasts. `what` names it in the warning of a failed pass. Interruption alone (the scope
- * closing) ends the loop.
- */
-export const recurring = <E, R>(
-  what: string,
-  pass: Effect.Effect<unknown, E, R>,
-  pause: Duration.DurationInput
-): Effect.Effect<void, never, R | Scope.Scope> =>
-  pass.pipe(
-    Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logWarning(`${what} failed`, cause)),
-    Effect.repeat(Schedule.spaced(pause)),
-    Effect.forkScoped,
-    Effect.asVoid
-  )
 
 /**
  * Deletes in batches: `deleteBatch(size)` deletes at most `size` rows in one statement and answers
