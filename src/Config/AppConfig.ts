@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { hostname } from "node:os"
 import { type EmailSettings, parseMailFrom, smtpUrlProblem } from "../Email/Settings.js"
 import { noTrustedProxies, parseTrustedProxies, type TrustedProxies } from "../Http/ClientAddress.js"
 import * as Env from "./Env.js"
@@ -64,6 +65,8 @@ export interface AppConfigShape {
   /** Reverse proxies whose forwarding headers are believed (`TRUSTED_PROXIES`). */
   readonly trustedProxies: TrustedProxies
   readonly logLevel: LogLevel.LogLevel
+  /** The name every log line gives this instance (`INSTANCE_ID`; host name and process id by default). */
+  readonly instanceId: string
   readonly shutdownGracePeriod: Duration.Duration
   /** How long the change feed keeps changes (`CHANGES_RETENTION`, docs/integrators.md#syncing-with-the-change-feed). */
   readonly changesRetention: Duration.Duration
@@ -234,6 +237,10 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   email,
   trustedProxies,
   logLevel,
+  // read when the configuration is: a test's server process names itself, not the test runner
+  instanceId: Env.optionalString("INSTANCE_ID").pipe(
+    Config.map(Option.getOrElse(() => `${hostname()}:${process.pid}`))
+  ),
   shutdownGracePeriod: Env.duration("SHUTDOWN_GRACE_PERIOD", "10 seconds"),
   changesRetention: Env.duration("CHANGES_RETENTION", "30 days")
 })
