@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { logAt, makeJsonLogger } from "../src/Logging.js"
 import { expectStatus } from "./support/Fixtures.js"
 import { startServer } from "./support/Process.js"
-import { ADMIN_EMAIL, ADMIN_PASSWORD, API_TOKEN, send, temporaryDirectory, testEnvironment } from "./support/TestServer.js"
+import { ADMIN_EMAIL, ADMIN_PASSWORD, API_TOKEN, configFrom, send, temporaryDirectory, testEnvironment } from "./support/TestServer.js"
 
 const lines = (output: string) =>
   output.split("\n").filter((l) => l.startsWith("{")).map((l) =>
@@ -14,6 +14,12 @@ const lines = (output: string) =>
   )
 
 describe("the JSON logger", () => {
+  it.effect("INSTANCE_ID names the instance; unset, the host name and the process id", () =>
+    Effect.gen(function*() {
+      expect((yield* configFrom({ DATABASE_PATH: ":memory:" })).instanceId).toBe(`${hostname()}:${process.pid}`)
+      expect((yield* configFrom({ DATABASE_PATH: ":memory:", INSTANCE_ID: " web-1 " })).instanceId).toBe("web-1")
+    }))
+
   it.scoped("names the instance on every line: a fiber's own, a background fiber's, and the request line written with logAt", () =>
     Effect.gen(function*() {
       const written: Array<string> = []
