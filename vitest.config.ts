@@ -18,6 +18,7 @@ const ALONE = [
   "test/large-answers.test.ts",
   "test/multi-instance.test.ts",
   "test/rate-limit-redis.test.ts",
+  "test/redis-hung.test.ts",
   "test/shutdown.test.ts",
   "test/streamed-answers.test.ts",
   "test/webhook-receivers.test.ts",

@@ -52,6 +52,11 @@ export interface AppConfigShape {
      * (RateLimit/RedisBuckets.ts); none keeps them in this process.
      */
     readonly redisUrl: Option.Option<Redacted.Redacted>
+    /**
+     * `REDIS_TIMEOUT`: how long a request waits for Redis before it counts in this process, and
+     * Redis is left alone for a while (RateLimit/RedisBreaker.ts).
+     */
+    readonly redisTimeout: Duration.Duration
   }
   readonly webhooks: {
     readonly payloadVariant: PayloadVariant
@@ -225,7 +230,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     perSecond: Env.positiveNumber("RATE_LIMIT_PER_SECOND", 1.5),
     bulkBurst: Env.integer("BULK_RATE_LIMIT_BURST", 5, 1, 1_000_000),
     bulkPerMinute: Env.positiveNumber("BULK_RATE_LIMIT_PER_MINUTE", 20),
-    redisUrl
+    redisUrl,
+    redisTimeout: Env.duration("REDIS_TIMEOUT", "200 millis")
   }),
   webhooks: Config.all({
     payloadVariant: Env.literal<PayloadVariant>("WEBHOOK_PAYLOAD_VARIANT", "records", ["records", "envelopes"]),
