@@ -8,6 +8,7 @@ import { defineConfig } from "vitest/config"
  * a time.
  */
 const ALONE = [
+  "test/balancer.test.ts",
   "test/cli.test.ts",
   "test/concurrency.test.ts",
   "test/crash.test.ts",
