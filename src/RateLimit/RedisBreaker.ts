@@ -11,15 +11,16 @@
  *   another `openFor`. No request ever waits on a probe. A new connection to Redis (a Redis that
  *   was down and is back) probes at once instead of at the end of the pause.
  *
- * Each switch is reported once, through `onOpen` and `onClose`. Time is the `Clock`'s, so the
- * state machine runs under `TestClock` over stub calls (test/redis-breaker.test.ts).
+ * A request's wait costs no fiber and no timer of its own (it runs on every request): requests
+ * waiting on Redis are kept in the order they began, and one watchdog fiber sleeps until the
+ * oldest one's deadline. Each switch is reported once, through `onOpen` and `onClose`. Time is the
+ * `Clock`'s, so the state machine runs under `TestClock` (test/redis-breaker.test.ts).
  */
-import * as Deferred from "effect/Deferred"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 
 export interface BreakerOptions {
@@ -37,92 +38,116 @@ export interface BreakerOptions {
 
 export interface Breaker {
   /**
-   * `call`'s answer when the breaker is closed and Redis answers within the timeout; none at once
-   * when it is open, and none when the call fails, waits too long (opening it) or is still waiting
-   * when another request opens it.
+   * What `call`'s promise resolves to when the breaker is closed and Redis answers within the
+   * timeout; none at once when it is open (`call` is not made), and none when the promise rejects,
+   * takes too long (opening the breaker) or is still pending when another request opens it.
    */
-  readonly guard: <A>(call: Effect.Effect<A, unknown>) => Effect.Effect<Option.Option<A>>
+  readonly guard: <A>(call: () => PromiseLike<A>) => Effect.Effect<Option.Option<A>>
   /** Whether requests ask Redis (closed) or count in this process (open). */
   readonly closed: Effect.Effect<boolean>
   /** A new connection to Redis is ready: worth a probe now, when the breaker is open. */
   readonly reconnected: Effect.Effect<void>
-  /** Opens the breaker (a Redis that cannot be reached at start), unless it is open already. */
+  /** Opens the breaker (Redis unreachable at start, or an answer that makes no sense), unless it is open. */
   readonly open: (reason: unknown) => Effect.Effect<void>
 }
 
-/** Why a request stopped waiting for Redis: it did not answer in time. */
+/** Why requests stopped waiting for Redis: it did not answer in time. */
 export class RedisTimeout extends Error {
   constructor(readonly after: Duration.Duration) {
     super(`no answer within ${Duration.format(after)}`)
   }
 }
 
-type State =
-  | { readonly _tag: "Closed"; readonly opened: Deferred.Deferred<Option.Option<never>> }
-  | { readonly _tag: "Open" }
-
-const OPEN: State = { _tag: "Open" }
+interface Waiter {
+  /** When it stops waiting (epoch ms, the Clock's). */
+  readonly deadline: number
+  /** Lets it go, counting in this process. */
+  readonly release: () => void
+}
 
 export const makeBreaker = (options: BreakerOptions): Effect.Effect<Breaker, never, Scope.Scope> =>
   Effect.gen(function*() {
     const timeout = Duration.decode(options.timeout)
-    const closedState = Effect.map(Deferred.make<Option.Option<never>>(), (opened): State => ({ _tag: "Closed", opened }))
-    const state = yield* Ref.make(yield* closedState)
+    const timeoutMillis = Duration.toMillis(timeout)
+    let isOpen = false
+    /** The requests waiting on Redis, oldest (earliest deadline) first. */
+    const waiting = new Set<Waiter>()
+    /** A request began waiting when none was: the watchdog has a deadline to keep. */
+    const firstWaiter = yield* Queue.sliding<void>(1)
     /** Each opening, for the prober. */
     const openings = yield* Queue.sliding<void>(1)
     /** Wakes the prober before the end of the pause; only read while the breaker is open. */
     const wake = yield* Queue.sliding<void>(1)
 
-    const probed = options.probe.pipe(Effect.timeout(timeout), Effect.isSuccess)
+    const open = (reason: unknown): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (isOpen) return Effect.void
+        isOpen = true
+        // the requests still waiting on Redis stop waiting now
+        for (const waiter of [...waiting]) waiter.release()
+        return Effect.zipRight(options.onOpen(reason), Queue.offer(openings, undefined))
+      })
 
-    // the prober is the breaker's own fiber, not the request's that opened it: its lines name no request
+    // the watchdog: sleeps until the oldest waiting request's deadline; one still waiting then opens the breaker
+    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+      const oldest = waiting.values().next()
+      if (oldest.done === true) return yield* Queue.take(firstWaiter)
+      const now = yield* Clock.currentTimeMillis
+      if (oldest.value.deadline > now) return yield* Effect.sleep(Duration.millis(oldest.value.deadline - now))
+      yield* open(new RedisTimeout(timeout))
+    })))
+
+    // the prober, the breaker's own fiber (its lines name no request): while open, a pause (or a
+    // new connection), then a probe, until one is answered
+    const probed = options.probe.pipe(Effect.timeout(timeout), Effect.isSuccess)
     yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
       yield* Queue.take(openings)
-      // until a probe is answered: a pause (or a new connection), then a probe
       for (;;) {
         yield* Effect.raceFirst(Effect.sleep(options.openFor), Queue.take(wake))
         if (yield* probed) break
       }
-      yield* Ref.set(state, yield* closedState)
+      isOpen = false
       // a wake that came in while this probe was answered is no reason to probe at the next opening
       yield* Queue.takeAll(wake)
       yield* options.onClose
     })))
 
-    /** Opens the breaker if `from` is still the closed state: each opening happens, and is told, once. */
-    const openFrom = (from: State | undefined, reason: unknown) =>
-      Effect.flatMap(
-        Ref.modify(state, (current) =>
-          current._tag === "Closed" && (from === undefined || current === from)
-            ? [Option.some(current.opened), OPEN] as const
-            : [Option.none(), current] as const),
-        Option.match({
-          onNone: () => Effect.void,
-          onSome: (opened) =>
-            Effect.zipRight(
-              // the requests still waiting on Redis stop waiting now
-              Deferred.succeed(opened, Option.none()),
-              Effect.zipRight(options.onOpen(reason), Queue.offer(openings, undefined))
-            )
-        })
+    const guard = <A>(call: () => PromiseLike<A>): Effect.Effect<Option.Option<A>> =>
+      Effect.suspend(() =>
+        isOpen ? Effect.succeedNone : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.async<Option.Option<A>>((resume) => {
+            let settled = false
+            const settle = (answer: Effect.Effect<Option.Option<A>>) => {
+              if (settled) return
+              settled = true
+              waiting.delete(waiter)
+              resume(answer)
+            }
+            const waiter: Waiter = { deadline: now + timeoutMillis, release: () => settle(Effect.succeedNone) }
+            if (waiting.size === 0) firstWaiter.unsafeOffer(undefined)
+            waiting.add(waiter)
+            try {
+              call().then(
+                (answer) => settle(Effect.succeed(Option.some(answer))),
+                (error: unknown) => settle(Effect.as(open(error), Option.none()))
+              )
+            } catch (error) {
+              settle(Effect.as(open(error), Option.none()))
+            }
+            // interrupted (its client went away): it waits no more
+            return Effect.sync(() => {
+              settled = true
+              waiting.delete(waiter)
+            })
+          })
+        )
       )
-
-    const guard = <A>(call: Effect.Effect<A, unknown>): Effect.Effect<Option.Option<A>> =>
-      Effect.flatMap(Ref.get(state), (current) =>
-        current._tag === "Open"
-          ? Effect.succeedNone
-          : call.pipe(
-            Effect.timeoutFail({ duration: timeout, onTimeout: () => new RedisTimeout(timeout) }),
-            Effect.map(Option.some),
-            Effect.raceFirst(Deferred.await(current.opened)),
-            Effect.catchAll((reason) => Effect.as(openFrom(current, reason), Option.none()))
-          ))
 
     const breaker: Breaker = {
       guard,
-      closed: Effect.map(Ref.get(state), (current) => current._tag === "Closed"),
-      reconnected: Effect.flatMap(Ref.get(state), (current) => current._tag === "Open" ? Effect.asVoid(Queue.offer(wake, undefined)) : Effect.void),
-      open: (reason) => openFrom(undefined, reason)
+      closed: Effect.sync(() => !isOpen),
+      reconnected: Effect.suspend(() => isOpen ? Effect.asVoid(Queue.offer(wake, undefined)) : Effect.void),
+      open
     }
     return breaker
   })

@@ -164,15 +164,17 @@ export class RedisBuckets extends Effect.Service<RedisBuckets>()("Convene/RedisB
     const draw = (caller: string, drawFrom: ReadonlyArray<Policy>): Effect.Effect<Option.Option<ReadonlyArray<number>>> => {
       const keys = drawFrom.map((policy) => bucketKey(policy, caller))
       const args = drawFrom.flatMap((policy) => [policy.capacity, policy.refillPerMillisecond])
-      return breaker.guard(
-        Effect.tryPromise(() => client.convene_draw(keys.length, ...keys, ...args)).pipe(
-          Effect.flatMap((answer) => {
+      return Effect.flatMap(
+        breaker.guard(() => client.convene_draw(keys.length, ...keys, ...args)),
+        Option.match({
+          onNone: () => Effect.succeedNone,
+          onSome: (answer) => {
             const levels = answer.slice(1).map(Number)
             return levels.length === drawFrom.length && levels.every(Number.isFinite)
-              ? Effect.succeed(levels)
-              : Effect.fail(new Error("unexpected answer to the rate-limit script"))
-          })
-        )
+              ? Effect.succeed(Option.some(levels))
+              : Effect.as(breaker.open(new Error("unexpected answer to the rate-limit script")), Option.none())
+          }
+        })
       )
     }
 
