@@ -8,6 +8,7 @@ import { defineConfig } from "vitest/config"
  * a time.
  */
 const ALONE = [
+  "test/balancer.test.ts",
   "test/cli.test.ts",
   "test/concurrency.test.ts",
   "test/crash.test.ts",
@@ -20,6 +21,7 @@ const ALONE = [
   "test/large-answers.test.ts",
   "test/multi-instance.test.ts",
   "test/rate-limit-redis.test.ts",
+  "test/redis-hung.test.ts",
   "test/shutdown.test.ts",
   "test/slow-readers.test.ts",
   "test/streamed-answers.test.ts",

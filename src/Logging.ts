@@ -1,7 +1,9 @@
 /**
  * Logs: one JSON object per line on stdout, at the level `LOG_LEVEL` sets. Lines are built
- * directly (timestamp, level, message, annotations, and the cause of failures) and written once
- * per turn of the event loop, so a busy server pays one write for many request lines.
+ * directly (timestamp, level, the instance that wrote it, message, annotations, and the cause of
+ * failures) and written once per turn of the event loop, so a busy server pays one write for many
+ * request lines. The instance (`INSTANCE_ID`) is on every line, whichever fiber writes it: the
+ * logs of several instances behind one balancer can be merged and still be told apart.
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -44,7 +46,7 @@ export interface JsonLogger extends Logger.Logger<unknown, void> {
 const isJsonLogger = (logger: Logger.Logger<unknown, unknown>): logger is JsonLogger =>
   typeof (logger as Partial<JsonLogger>).record === "function"
 
-export const makeJsonLogger = (write: (text: string) => void) => {
+export const makeJsonLogger = (instance: string, write: (text: string) => void) => {
   let pending: Array<string> = []
   const flush = () => {
     if (pending.length === 0) return
@@ -60,6 +62,7 @@ export const makeJsonLogger = (write: (text: string) => void) => {
     const line: Record<string, unknown> = {
       timestamp: date.toISOString(),
       logLevel: logLevel.label,
+      instance,
       message: messageOf(message)
     }
     // a line written while serving a request names it (RequestLifecycle records its facts)
@@ -75,7 +78,7 @@ export const makeJsonLogger = (write: (text: string) => void) => {
   })
   const json: JsonLogger = Object.assign(logger, {
     record: (logLevel: LogLevel.LogLevel, message: string, annotations: Record<string, unknown>, date: Date) =>
-      push({ timestamp: date.toISOString(), logLevel: logLevel.label, message, annotations })
+      push({ timestamp: date.toISOString(), logLevel: logLevel.label, instance, message, annotations })
   })
   return { logger: json, flush }
 }
@@ -120,8 +123,8 @@ export const logAt = (
 }
 
 export const LoggingLive = Layer.unwrapScoped(Effect.gen(function*() {
-  const { logLevel } = yield* AppConfig
-  const { flush, logger } = makeJsonLogger((text) => process.stdout.write(text))
+  const { instanceId, logLevel } = yield* AppConfig
+  const { flush, logger } = makeJsonLogger(instanceId, (text) => process.stdout.write(text))
   // whatever is still buffered when the process ends is written then
   process.once("exit", flush)
   // a layer released before the process ends (a test's server) writes its rest and stops listening

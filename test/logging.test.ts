@@ -1,13 +1,45 @@
 import { describe, expect, it } from "@effect/vitest"
 import { databaseEnvOf, onPostgres, queryDatabase } from "./support/Engine.js"
-import { Effect } from "effect"
+import { Deferred, Effect, Fiber, Logger, LogLevel } from "effect"
+import { hostname } from "node:os"
 import { join } from "node:path"
+import { logAt, makeJsonLogger } from "../src/Logging.js"
 import { expectStatus } from "./support/Fixtures.js"
 import { startServer } from "./support/Process.js"
-import { ADMIN_EMAIL, ADMIN_PASSWORD, API_TOKEN, send, temporaryDirectory, testEnvironment } from "./support/TestServer.js"
+import { ADMIN_EMAIL, ADMIN_PASSWORD, API_TOKEN, configFrom, send, temporaryDirectory, testEnvironment } from "./support/TestServer.js"
 
 const lines = (output: string) =>
-  output.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { message: string; logLevel: string; annotations: Record<string, unknown> })
+  output.split("\n").filter((l) => l.startsWith("{")).map((l) =>
+    JSON.parse(l) as { message: string; logLevel: string; instance: string; annotations: Record<string, unknown> }
+  )
+
+describe("the JSON logger", () => {
+  it.effect("INSTANCE_ID names the instance; unset, the host name and the process id", () =>
+    Effect.gen(function*() {
+      expect((yield* configFrom({ DATABASE_PATH: ":memory:" })).instanceId).toBe(`${hostname()}:${process.pid}`)
+      expect((yield* configFrom({ DATABASE_PATH: ":memory:", INSTANCE_ID: " web-1 " })).instanceId).toBe("web-1")
+    }))
+
+  it.scoped("names the instance on every line: a fiber's own, a background fiber's, and the request line written with logAt", () =>
+    Effect.gen(function*() {
+      const written: Array<string> = []
+      const { flush, logger } = makeJsonLogger("web-7:42", (text) => written.push(text))
+      const logged = Logger.replace(Logger.defaultLogger, logger)
+      yield* Effect.gen(function*() {
+        yield* Effect.logInfo("in the foreground")
+        const done = yield* Deferred.make<void>()
+        yield* Effect.forkScoped(Effect.zipRight(Effect.logWarning("in a background fiber"), Deferred.succeed(done, undefined)))
+        yield* Deferred.await(done)
+        const fiber = yield* Effect.fork(Effect.never)
+        logAt(fiber, LogLevel.Info, "request", () => ({ status: 200 }))
+        yield* Fiber.interrupt(fiber)
+      }).pipe(Effect.provide(logged))
+      flush()
+      const parsed = lines(written.join(""))
+      expect(parsed.map((l) => l.message)).toEqual(["in the foreground", "in a background fiber", "request"])
+      for (const line of parsed) expect(line.instance).toBe("web-7:42")
+    }))
+})
 
 describe("logs", () => {
   it.scopedLive("writes one JSON line per request, with ids, route, status and duration, and never a secret", () =>
@@ -29,6 +61,9 @@ describe("logs", () => {
       for (const secretValue of [API_TOKEN, ADMIN_PASSWORD, login.accessToken, created.token, secret, "hunter2-secret", "12345678"]) {
         expect(output).not.toContain(secretValue)
       }
+      // every line names the instance: by default the host's name and the process's id
+      expect(lines(output).length).toBeGreaterThan(7)
+      for (const line of lines(output)) expect(line.instance).toBe(`${hostname()}:${server.child.pid}`)
       const requests = lines(output).filter((l) => l.message === "request")
       expect(requests).toHaveLength(7)
       for (const line of requests) {
@@ -42,6 +77,17 @@ describe("logs", () => {
       expect(JSON.stringify(search)).not.toContain("someone")
       expect(requests.filter((l) => String(l.annotations["callerId"]).startsWith("accessToken:"))).toHaveLength(1)
       expect(requests.filter((l) => String(l.annotations["callerId"]).startsWith("ip:"))).toHaveLength(3)
+    }), 60_000)
+
+  it.scopedLive("names the instance INSTANCE_ID names on every line, requests' and the shutdown's", () =>
+    Effect.gen(function*() {
+      const dir = yield* temporaryDirectory
+      const server = yield* startServer({ ...testEnvironment(join(dir, "convene.db")), LOG_LEVEL: "Info", INSTANCE_ID: "convene-b" })
+      expectStatus(yield* send(server.url)("GET", "/person"), 200)
+      yield* server.kill("SIGTERM")
+      const logged = lines(server.output())
+      expect(logged.map((l) => l.message)).toEqual(expect.arrayContaining(["request", "Shutting down: finishing requests in flight"]))
+      for (const line of logged) expect(line.instance).toBe("convene-b")
     }), 60_000)
 
   it.scopedLive("follows LOG_LEVEL", () =>

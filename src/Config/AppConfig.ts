@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { hostname } from "node:os"
 import { type EmailSettings, parseMailFrom, smtpUrlProblem } from "../Email/Settings.js"
 import { noTrustedProxies, parseTrustedProxies, type TrustedProxies } from "../Http/ClientAddress.js"
 import * as Env from "./Env.js"
@@ -51,6 +52,11 @@ export interface AppConfigShape {
      * (RateLimit/RedisBuckets.ts); none keeps them in this process.
      */
     readonly redisUrl: Option.Option<Redacted.Redacted>
+    /**
+     * `REDIS_TIMEOUT`: how long a request waits for Redis before it counts in this process, and
+     * Redis is left alone for a while (RateLimit/RedisBreaker.ts).
+     */
+    readonly redisTimeout: Duration.Duration
   }
   readonly webhooks: {
     readonly payloadVariant: PayloadVariant
@@ -66,6 +72,8 @@ export interface AppConfigShape {
   /** Reverse proxies whose forwarding headers are believed (`TRUSTED_PROXIES`). */
   readonly trustedProxies: TrustedProxies
   readonly logLevel: LogLevel.LogLevel
+  /** The name every log line gives this instance (`INSTANCE_ID`; host name and process id by default). */
+  readonly instanceId: string
   readonly shutdownGracePeriod: Duration.Duration
   /** How long the change feed keeps changes (`CHANGES_RETENTION`, docs/integrators.md#syncing-with-the-change-feed). */
   readonly changesRetention: Duration.Duration
@@ -226,7 +234,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     perSecond: Env.positiveNumber("RATE_LIMIT_PER_SECOND", 1.5),
     bulkBurst: Env.integer("BULK_RATE_LIMIT_BURST", 5, 1, 1_000_000),
     bulkPerMinute: Env.positiveNumber("BULK_RATE_LIMIT_PER_MINUTE", 20),
-    redisUrl
+    redisUrl,
+    redisTimeout: Env.duration("REDIS_TIMEOUT", "200 millis")
   }),
   webhooks: Config.all({
     payloadVariant: Env.literal<PayloadVariant>("WEBHOOK_PAYLOAD_VARIANT", "records", ["records", "envelopes"]),
@@ -239,6 +248,10 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   emailDailyLimit: Env.integer("EMAIL_DAILY_LIMIT", 1000, 0, 10_000_000),
   trustedProxies,
   logLevel,
+  // read when the configuration is: a test's server process names itself, not the test runner
+  instanceId: Env.optionalString("INSTANCE_ID").pipe(
+    Config.map(Option.getOrElse(() => `${hostname()}:${process.pid}`))
+  ),
   shutdownGracePeriod: Env.duration("SHUTDOWN_GRACE_PERIOD", "10 seconds"),
   changesRetention: Env.duration("CHANGES_RETENTION", "30 days"),
   outboxRetention: Env.duration("OUTBOX_RETENTION", "30 days")

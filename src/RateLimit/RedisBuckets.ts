@@ -12,29 +12,34 @@
  * `PUT /persons`) and must take from both or neither, and the answer's headers need each bucket's
  * level; a single-key limiter gives neither.
  *
- * Redis must never cost a request: commands fail at once while the connection is down (no offline
- * queue) and after a second when Redis does not answer (a busy machine can make a healthy Redis
- * slow to answer by tens of milliseconds; counting alone then would let a caller through at the
- * rate of every instance added up); then `draw` answers none and the caller
- * counts in this process's buckets instead, and Redis is left alone for a second before it is
- * tried again. The switch both ways is logged once (Warning when Redis is lost, Info when it is
- * back). The URL, which may hold a password, is never logged.
+ * Redis must never cost a request more than `REDIS_TIMEOUT` (CONTRACT §19): a circuit breaker
+ * (RedisBreaker.ts) lets a request wait that long at most, and the first request that fails or
+ * waits longer (Redis down, or hung) sends this instance's requests to its own buckets for 10 s
+ * at least, until a background PING is answered (at once when a dropped connection is made
+ * again). Commands never queue while the connection is down (no offline queue), and ioredis gives
+ * a command up itself soon after `REDIS_TIMEOUT`, so nothing waits on Redis behind the breaker's back.
+ * A busy machine can make a healthy Redis slow to answer by tens of milliseconds, and counting
+ * alone lets a caller through at the rate of every instance added up: the timeout is a few times
+ * that. A draw given up after the timeout may still run in Redis once it answers: that caller's
+ * shared bucket then holds a token fewer than it should. The switch both ways is logged once
+ * (Warning when Redis is lost, Info when it is back). The URL, which may hold a password, is
+ * never logged.
  */
-import * as Clock from "effect/Clock"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Ref from "effect/Ref"
+import * as Runtime from "effect/Runtime"
 import type { Redis } from "ioredis"
 import { AppConfig } from "../Config/AppConfig.js"
 import type { Policy } from "./RateLimiter.js"
+import { makeBreaker } from "./RedisBreaker.js"
 
-/** How long a command may take before the request counts in this process. */
-const COMMAND_TIMEOUT_MS = 1_000
 /** How long the start waits for the first connection. */
 const CONNECT_WAIT = "2 seconds"
-/** How long Redis is left alone after a failure. */
-const PAUSE_AFTER_FAILURE_MS = 1_000
+/** How long Redis is left alone once a request failed or waited too long (CONTRACT §19). */
+const LEFT_ALONE = "10 seconds"
 
 /**
  * KEYS: the buckets. ARGV: per bucket, its capacity and its refill per millisecond. Answers
@@ -83,6 +88,14 @@ export interface SharedBuckets {
    * before the draw; none when Redis cannot be asked (the caller then counts in this process).
    */
   readonly draw: (caller: string, drawFrom: ReadonlyArray<Policy>) => Effect.Effect<Option.Option<ReadonlyArray<number>>>
+  /** Whether requests draw from Redis now (false: this instance counts alone, or there is no Redis). */
+  readonly sharing: Effect.Effect<boolean>
+}
+
+/** What went wrong with Redis, in a few words: ioredis's message, or the breaker's timeout. */
+const messageOf = (reason: unknown): string => {
+  const error = Cause.isUnknownException(reason) ? reason.error : reason
+  return error instanceof Error ? error.message : String(error)
 }
 
 export const bucketKey = (policy: Policy, caller: string) => `convene:rl:${policy.name}:${caller}`
@@ -91,7 +104,7 @@ export class RedisBuckets extends Effect.Service<RedisBuckets>()("Convene/RedisB
   scoped: Effect.gen(function*() {
     const { rateLimit } = yield* AppConfig
     if (Option.isNone(rateLimit.redisUrl)) {
-      const none: SharedBuckets = { enabled: false, draw: () => Effect.succeedNone }
+      const none: SharedBuckets = { enabled: false, draw: () => Effect.succeedNone, sharing: Effect.succeed(false) }
       return none
     }
     const secretUrl = Redacted.value(rateLimit.redisUrl.value)
@@ -99,13 +112,18 @@ export class RedisBuckets extends Effect.Service<RedisBuckets>()("Convene/RedisB
     const where = `${url.hostname}:${url.port === "" ? "6379" : url.port}`
     // loaded only when shared limits are asked for: a start without REDIS_URL does not pay for it
     const { Redis } = yield* Effect.promise(() => import("./RedisClient.js"))
+    const timeout = Duration.toMillis(rateLimit.redisTimeout)
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const redis = new Redis(secretUrl, {
           lazyConnect: true,
+          // a command sent while the connection is down fails at once instead of waiting for it
           enableOfflineQueue: false,
+          // nor is it sent again on the next connection
           maxRetriesPerRequest: 0,
-          commandTimeout: COMMAND_TIMEOUT_MS,
+          // the breaker stops waiting after REDIS_TIMEOUT; ioredis gives the command up a little
+          // later (a promise of it left pending for as long as Redis hangs is of no use to anyone)
+          commandTimeout: Math.ceil(2 * timeout),
           connectTimeout: 2_000,
           // reconnect for ever, at most every 2 seconds
           retryStrategy: (times) => Math.min(times * 100, 2_000)
@@ -117,50 +135,50 @@ export class RedisBuckets extends Effect.Service<RedisBuckets>()("Convene/RedisB
       }),
       (redis) => Effect.promise(() => redis.quit().catch(() => redis.disconnect()))
     )
-    /** Until when Redis is left alone (epoch ms), and whether it is down: the log says each switch once. */
-    const state = yield* Ref.make({ pausedUntil: 0, down: false })
 
-    const lost = (cause: unknown) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.flatMap(
-          Ref.modify(state, (s) => [s.down, { pausedUntil: now + PAUSE_AFTER_FAILURE_MS, down: true }] as const),
-          (wasDown) =>
-            wasDown ? Effect.void : Effect.logWarning(
-              `rate limits: Redis at ${where} cannot be reached (${
-                cause instanceof Error ? cause.message : String(cause)
-              }); each instance counts on its own until it is back`
-            )
-        ))
+    const breaker = yield* makeBreaker({
+      timeout: rateLimit.redisTimeout,
+      openFor: LEFT_ALONE,
+      probe: Effect.tryPromise(() => client.ping()),
+      onOpen: (reason) =>
+        Effect.logWarning(
+          `rate limits: Redis at ${where} cannot be reached (${
+            messageOf(reason)
+          }); this instance counts on its own until it answers again (asked every ${LEFT_ALONE})`
+        ),
+      onClose: Effect.logInfo(`rate limits: Redis at ${where} is back; limits are shared by every instance again`)
+    })
+    // a connection made again (Redis restarted) is worth a probe at once
+    const runtime = yield* Effect.runtime<never>()
+    const onReady = () => Runtime.runSync(runtime)(breaker.reconnected)
+    client.on("ready", onReady)
+    yield* Effect.addFinalizer(() => Effect.sync(() => client.off("ready", onReady)))
 
     // connected before the first request, so that it is not counted alone for want of a connection;
     // a Redis that cannot be reached at start does not hold the start up for more than a moment
     const connected = yield* Effect.tryPromise(() => client.connect()).pipe(Effect.timeout(CONNECT_WAIT), Effect.either)
     if (connected._tag === "Left") {
-      yield* lost(connected.left._tag === "UnknownException" ? connected.left.error : new Error(`no connection within ${CONNECT_WAIT}`))
+      yield* breaker.open(connected.left._tag === "UnknownException" ? connected.left.error : new Error(`no connection within ${CONNECT_WAIT}`))
     }
 
-    const draw = (caller: string, drawFrom: ReadonlyArray<Policy>): Effect.Effect<Option.Option<ReadonlyArray<number>>> =>
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        if ((yield* Ref.get(state)).pausedUntil > now) return Option.none()
-        const keys = drawFrom.map((policy) => bucketKey(policy, caller))
-        const args = drawFrom.flatMap((policy) => [policy.capacity, policy.refillPerMillisecond])
-        const answer = yield* Effect.tryPromise(() => client.convene_draw(keys.length, ...keys, ...args)).pipe(Effect.either)
-        if (answer._tag === "Left") {
-          yield* lost(answer.left.error)
-          return Option.none()
-        }
-        const levels = answer.right.slice(1).map(Number)
-        if (levels.length !== drawFrom.length || levels.some((n) => !Number.isFinite(n))) {
-          yield* lost(new Error("unexpected answer to the rate-limit script"))
-          return Option.none()
-        }
-        const wasDown = yield* Ref.modify(state, (s) => [s.down, { pausedUntil: 0, down: false }] as const)
-        if (wasDown) yield* Effect.logInfo(`rate limits: Redis at ${where} is back; limits are shared by every instance again`)
-        return Option.some(levels)
-      })
+    const draw = (caller: string, drawFrom: ReadonlyArray<Policy>): Effect.Effect<Option.Option<ReadonlyArray<number>>> => {
+      const keys = drawFrom.map((policy) => bucketKey(policy, caller))
+      const args = drawFrom.flatMap((policy) => [policy.capacity, policy.refillPerMillisecond])
+      return Effect.flatMap(
+        breaker.guard(() => client.convene_draw(keys.length, ...keys, ...args)),
+        Option.match({
+          onNone: () => Effect.succeedNone,
+          onSome: (answer) => {
+            const levels = answer.slice(1).map(Number)
+            return levels.length === drawFrom.length && levels.every(Number.isFinite)
+              ? Effect.succeed(Option.some(levels))
+              : Effect.as(breaker.open(new Error("unexpected answer to the rate-limit script")), Option.none())
+          }
+        })
+      )
+    }
 
-    const shared: SharedBuckets = { enabled: true, draw }
+    const shared: SharedBuckets = { enabled: true, draw, sharing: breaker.closed }
     return shared
   })
 }) {}

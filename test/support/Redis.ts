@@ -1,7 +1,8 @@
 /**
  * A real Redis for the tests (Debian's `redis-server`), started on a free port in a temporary
  * directory with persistence off, stopped with the test's scope. `stop` and `start` again on the
- * same port let a test take Redis away from a running server and give it back.
+ * same port let a test take Redis away from a running server and give it back; `pause` and
+ * `resume` (SIGSTOP, SIGCONT) make it hang with its connections open, and answer again.
  *
  * Where `redis-server` is not installed, `redisAvailable` is false and the tests that need it are
  * skipped with a line saying so, except in CI (`CONVENE_CI=1`, set by .ci/run, which installs it):
@@ -29,6 +30,10 @@ export interface RedisServer {
   readonly stop: Effect.Effect<void>
   /** Starts it again on the same port, empty. */
   readonly start: Effect.Effect<void>
+  /** Freezes it (SIGSTOP): connections stay open, commands go unanswered. */
+  readonly pause: Effect.Effect<void>
+  /** Lets it run again (SIGCONT): it answers what it was sent meanwhile. */
+  readonly resume: Effect.Effect<void>
 }
 
 const launch = (port: number, dir: string) =>
@@ -65,6 +70,12 @@ export const redisServer = Effect.gen(function*() {
     stop: Effect.suspend(() => kill(child)),
     start: Effect.map(Effect.suspend(() => launch(port, dir)), (started) => {
       child = started
+    }),
+    pause: Effect.sync(() => {
+      child.kill("SIGSTOP")
+    }),
+    resume: Effect.sync(() => {
+      child.kill("SIGCONT")
     })
   }
   return self
