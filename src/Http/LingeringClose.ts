@@ -35,7 +35,11 @@ const lingerAfter = (request: IncomingMessage, socket: Socket, closing: () => bo
     done = true
     clearTimeout(total)
     clearTimeout(stall)
+    // a connection that stays open serves more requests: nothing of this one stays on it
     request.off("data", onData)
+    request.off("end", ended)
+    request.off("close", ended)
+    socket.off("close", closed)
     if (destroy) socket.destroy()
   }
   const cut = () => end(true)
@@ -48,10 +52,11 @@ const lingerAfter = (request: IncomingMessage, socket: Socket, closing: () => bo
   }
   // the body ended: a connection that stays open goes on with its next request, one that closes ends now
   const ended = () => end(closing())
+  const closed = () => end(false)
   request.on("data", onData)
   request.once("end", ended)
   request.once("close", ended)
-  socket.once("close", () => end(false))
+  socket.once("close", closed)
   request.resume()
 }
 
