@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url"
 import { AppConfig } from "../src/Config/AppConfig.js"
 import * as Sqlite from "../src/Db/Sqlite.js"
 import { diff, type LogicalSchema, read, type SchemaReport } from "../src/Db/LogicalSchema.js"
-import { migrationsDirectory, SqlLive } from "../src/Sql.js"
+import { migrationsDirectory, SqlLive } from "../src/Db/Sql.js"
 import { postgresAvailable, postgresServer, type PostgresServer } from "./support/Postgres.js"
 import { configFrom, temporaryDirectory, testEnvironment } from "./support/TestServer.js"
 
@@ -240,7 +240,7 @@ describe.skipIf(!postgresAvailable)("migrations on SQLite and PostgreSQL", () =>
         expect(Math.max(...migrations)).toBeGreaterThanOrEqual(STEPS)
         for (let round = 0; round < 3; round++) {
           const database = yield* server.createDatabase()
-          // the service's own start on the database: its client and its migrations (src/Sql.ts)
+          // the service's own start on the database: its client and its migrations (src/Db/Sql.ts)
           const config = Layer.effect(AppConfig, configFrom({ DATABASE_PATH: "/tmp/unused.db", DATABASE_URL: server.url(database) }))
           const started = yield* Effect.all(
             Array.from({ length: 4 }, () => Effect.exit(Layer.build(SqlLive.pipe(Layer.provide(config))))),

@@ -22,7 +22,7 @@ import { LoginThrottle } from "./LoginThrottle.js"
 import { Sessions } from "./Sessions.js"
 import { ACCESS_TOKEN_PREFIX, DUMMY_PASSWORD_HASH, hashToken, verifyPassword } from "./Secrets.js"
 import { EMAIL_MAX_LENGTH, emailKeyOf, PASSWORD_MAX_LENGTH } from "../Domain/Fields.js"
-import { orDieOnStorage } from "../SqlErrors.js"
+import { orDieOnStorage } from "../Db/SqlErrors.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 export type Credential =

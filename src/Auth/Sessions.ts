@@ -17,7 +17,7 @@ import { hashToken } from "./Secrets.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
-import { repeatedly } from "../Background.js"
+import { repeatedly } from "../Runtime/Background.js"
 import { SessionsRepo } from "./SessionsRepo.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
 

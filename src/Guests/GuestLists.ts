@@ -27,8 +27,8 @@ import { StreamSlots } from "../Http/StreamSlots.js"
 import { guestPayments, noPurchase } from "../Payments/GuestPayments.js"
 import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
 import { PersonWrites } from "../Persons/PersonWrites.js"
-import { PublicOrigin } from "../PublicOrigin.js"
-import { onUniqueViolation } from "../SqlErrors.js"
+import { PublicOrigin } from "../Runtime/PublicOrigin.js"
+import { onUniqueViolation } from "../Db/SqlErrors.js"
 import { columnChanges, type GuestListChange, statusChange } from "./Changes.js"
 import {
   type Guest,

@@ -18,7 +18,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "../Api.js"
-import { Readiness } from "../Ops/Readiness.js"
+import { Readiness } from "../Runtime/Readiness.js"
 import { csvBodyRoutes, MAX_CSV_BYTES } from "../Csv/CsvBody.js"
 import { isUploadRoute, MAX_UPLOAD_BYTES } from "../Web/Upload.js"
 import { ImportsBusy } from "../Csv/ImportSlots.js"
@@ -35,7 +35,7 @@ import {
   Unauthorized,
   Unavailable
 } from "../Domain/Errors.js"
-import { POOL_BUSY, poolTimedOut } from "../SqlErrors.js"
+import { POOL_BUSY, poolTimedOut } from "../Db/SqlErrors.js"
 import { Internal, PayloadTooLarge, RequestTimeout } from "./Errors.js"
 import { StreamsBusy } from "./StreamSlots.js"
 

@@ -25,10 +25,10 @@ import { GuestLists } from "../Guests/GuestLists.js"
 import { GuestReads } from "../Guests/GuestReads.js"
 import { Conflict, InvalidRequest } from "../Domain/Errors.js"
 import { Organizations } from "../Organizations/Organizations.js"
-import { PublicOrigin } from "../PublicOrigin.js"
+import { PublicOrigin } from "../Runtime/PublicOrigin.js"
 import { type Invitation, MAX_RECIPIENTS, REINVITE_WINDOW_MINUTES, type SendInvitations } from "./Domain.js"
 import { type InvitationRow, EventInvitationsRepo, type RecipientRow } from "./InvitationsRepo.js"
-import { orDieOnStorage } from "../SqlErrors.js"
+import { orDieOnStorage } from "../Db/SqlErrors.js"
 
 /** Who gets invitations: named guests, or every guest with one of some RSVP statuses. */
 export type Audience =

@@ -1,7 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
-import { Readiness } from "./Readiness.js"
+import { Readiness } from "../Runtime/Readiness.js"
 
 export const OpsHttp = HttpApiBuilder.group(Api, "ops", (handlers) =>
   Effect.gen(function*() {

@@ -9,7 +9,7 @@ import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, NotFound } from "../Domain/Errors.js"
 import { API_TOKEN_PREFIX, hashToken } from "../Auth/Secrets.js"
-import { onUniqueViolation } from "../SqlErrors.js"
+import { onUniqueViolation } from "../Db/SqlErrors.js"
 import { OrganizationsRepo } from "./OrganizationsRepo.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
 

@@ -6,18 +6,18 @@
  * deliveries are kept until they end, however old.
  *
  * A fiber owned by the server's scope runs a pass at start and then every tenth of the retention
- * (at most every 10 minutes: src/Background.ts's `retentionPause`). A pass deletes the oldest
+ * (at most every 10 minutes: src/Runtime/Background.ts's `retentionPause`). A pass deletes the oldest
  * first, in batches of `PRUNE_BATCH` deliveries, each a write transaction of its own, so that the
  * write lock is never held long and writers go on between batches; on either engine. A pass that
  * fails (the database unreachable a while) is logged and the next one tries again
- * (src/Background.ts). The admin CLI does not run it.
+ * (src/Runtime/Background.ts). The admin CLI does not run it.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { repeatedly, retentionPause } from "../Background.js"
+import { repeatedly, retentionPause } from "../Runtime/Background.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"

@@ -11,7 +11,7 @@ import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventsRepo.js"
 import { GuestReads } from "../Guests/GuestReads.js"
 import { InvalidRequest, NotFound } from "../Domain/Errors.js"
-import { onUniqueViolation, orDieOnStorage } from "../SqlErrors.js"
+import { onUniqueViolation, orDieOnStorage } from "../Db/SqlErrors.js"
 import type { NewPurchase, NewRefund } from "./Domain.js"
 import { PaymentsRepo } from "./PaymentsRepo.js"
 

@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import { repeatedly } from "../Background.js"
+import { repeatedly } from "../Runtime/Background.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { RedisBuckets } from "./RedisBuckets.js"
 

@@ -23,7 +23,7 @@ import { type GuestRow, GuestReads } from "../Guests/GuestReads.js"
 import { renderGuests } from "../Guests/GuestView.js"
 import { Tickets } from "../Guests/Tickets.js"
 import { PersonWrites } from "../Persons/PersonWrites.js"
-import { PublicOrigin } from "../PublicOrigin.js"
+import { PublicOrigin } from "../Runtime/PublicOrigin.js"
 
 export interface Invitation {
   readonly event: EventRow
