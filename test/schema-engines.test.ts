@@ -1,6 +1,6 @@
 /**
  * The two engines' migrations (`migrations/` for SQLite, `migrations/pg/` for PostgreSQL) produce
- * the same logical schema (src/Db/LogicalSchema.ts): after all of them and after each numbered
+ * the same logical schema (test/support/LogicalSchema/): after all of them and after each numbered
  * step. The engine-specific objects exist on their side (SQLite's FTS5 n-gram tables, PostgreSQL's
  * trigram index and n-gram counts) and count the same persons, the `attended_at` triggers behave
  * alike on both, 0012 keeps the webhook deliveries' ids on both, and the comparison does report a
@@ -21,7 +21,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { AppConfig } from "../src/Config/AppConfig.js"
 import * as Sqlite from "../src/Db/Sqlite.js"
-import { diff, type LogicalSchema, read, type SchemaReport } from "../src/Db/LogicalSchema.js"
+import { diff, type LogicalSchema, read, type SchemaReport } from "./support/LogicalSchema/LogicalSchema.js"
 import { migrationsDirectory, SqlLive } from "../src/Db/Sql.js"
 import { postgresAvailable, postgresServer, type PostgresServer } from "./support/Postgres.js"
 import { configFrom, temporaryDirectory, testEnvironment } from "./support/TestServer.js"
