@@ -20,7 +20,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
-import { gramToken, likeContains, NGRAM, searchScope, termCharacters } from "../Persons/Keys.js"
+import { gramToken, likeContains, NGRAM, searchScope, termCharacters } from "./SearchKeys.js"
 
 export type FieldType = "integer" | "text" | "real"
 

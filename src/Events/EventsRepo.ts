@@ -7,7 +7,7 @@ import * as Schema from "effect/Schema"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import { EventRowId, type OrganizationRowId, rowIdColumn } from "../Domain/RowIds.js"
-import { likeContains } from "../Persons/Keys.js"
+import { likeContains } from "../Db/SearchKeys.js"
 
 const text = Schema.NullOr(Schema.String)
 
