@@ -4,6 +4,7 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as Layer from "effect/Layer"
 import { Api } from "./Api.js"
+import { BulkRoutes } from "./Auth/Access.js"
 import { AccessLive, Gate } from "./Auth/AccessLive.js"
 import { Auth } from "./Auth/Auth.js"
 import { AuthHttp } from "./Auth/Http.js"
@@ -20,6 +21,8 @@ import { GuestLists } from "./Guests/GuestLists.js"
 import { GuestsHttp } from "./Guests/Http.js"
 import { Idempotency } from "./Idempotency/Idempotency.js"
 import { IdempotentLive } from "./Idempotency/IdempotentLive.js"
+import { csvBodyRules } from "./Csv/CsvBody.js"
+import { BodyRules } from "./Http/BodyRules.js"
 import { ErrorMappingLive } from "./Http/ErrorMapping.js"
 import { requestLifecycle } from "./Http/RequestLifecycle.js"
 import { DocsLive, OpenApiLive } from "./Ops/Docs.js"
@@ -46,6 +49,7 @@ import { Persons } from "./Persons/Persons.js"
 import { PublicOrigin } from "./Runtime/PublicOrigin.js"
 import { RsvpRoutesLive } from "./Rsvp/Routes.js"
 import { DashboardLive, WebLive } from "./Web/Dashboard.js"
+import { uploadBodyRules } from "./Web/Upload.js"
 import { ImportDraftsRetentionLive } from "./Web/ImportDrafts.js"
 import { Rsvp } from "./Rsvp/Rsvp.js"
 import { GracefulShutdownLive, NodeServerLive } from "./Shutdown.js"
@@ -92,9 +96,12 @@ const HandlersLive = Layer.mergeAll(
   ChangesHttp
 )
 
+/** The access gate, given the bulk-limited routes of the whole API. */
+const GateLive = Gate.Default.pipe(Layer.provide(BulkRoutes.inApi(Api)))
+
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(HandlersLive),
-  Layer.provide(AccessLive),
+  Layer.provide(AccessLive.pipe(Layer.provide(GateLive))),
   Layer.provide(IdempotentLive)
 )
 
@@ -104,10 +111,11 @@ export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
   // the integrator's guide at /docs/guide, a page with the dashboard's stylesheet and headers
   Layer.provide(GuideLive.pipe(Layer.provide(WebLive))),
   Layer.provide(OpenApiLive),
-  Layer.provide(RsvpRoutesLive.pipe(Layer.provide(Gate.Default), Layer.provide(WebLive))),
+  Layer.provide(RsvpRoutesLive.pipe(Layer.provide(GateLive), Layer.provide(WebLive))),
   Layer.provide(DashboardLive),
   // the dashboard's invitations pages (registered here rather than in Web/Dashboard.ts: once only)
-  Layer.provide(ErrorMappingLive),
+  // bodies are JSON but on the dashboard's uploads and the API's CSV imports (Http/BodyRules.ts)
+  Layer.provide(ErrorMappingLive.pipe(Layer.provide(BodyRules.layer(uploadBodyRules, csvBodyRules(Api))))),
   Layer.provide(ApiLive),
   Layer.provide(ServicesLive),
   // the router's default refuses path parameters over 100 characters as an unknown route; a long id

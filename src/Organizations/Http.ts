@@ -2,17 +2,18 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { Api } from "../Api.js"
+import { ApiBase } from "../Http/ApiBase.js"
 import { type Caller, CurrentCaller, CurrentSession } from "../Domain/Caller.js"
 import { Invitations, userOfSession } from "./Invitations.js"
 import { MemberAdded, Members } from "./Members.js"
 import { Organizations } from "./Organizations.js"
+import { OrganizationsApi } from "./Api.js"
 
 const signedInUser = Effect.flatMap(CurrentSession, userOfSession)
 
 const organizationOf = (caller: Caller) => ({ id: caller.organizationId, slug: caller.organizationSlug, name: caller.organizationSlug })
 
-export const OrganizationsHttp = HttpApiBuilder.group(Api, "organization", (handlers) =>
+export const OrganizationsHttp = HttpApiBuilder.group(ApiBase.add(OrganizationsApi), "organization", (handlers) =>
   Effect.gen(function*() {
     const organizations = yield* Organizations
     const members = yield* Members

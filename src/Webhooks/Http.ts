@@ -1,10 +1,11 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
-import { Api } from "../Api.js"
+import { ApiBase } from "../Http/ApiBase.js"
 import { CurrentCaller } from "../Domain/Caller.js"
 import { Registrations } from "./Registrations.js"
+import { WebhooksApi } from "./Api.js"
 
-export const WebhooksHttp = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
+export const WebhooksHttp = HttpApiBuilder.group(ApiBase.add(WebhooksApi), "webhooks", (handlers) =>
   Effect.gen(function*() {
     const registrations = yield* Registrations
     return handlers
