@@ -2,6 +2,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "./Api.js"
 import { BulkRoutes } from "./Auth/Access.js"
@@ -43,8 +44,13 @@ import { Payments } from "./Payments/Payments.js"
 import { CustomFields } from "./Persons/CustomFields.js"
 import { CustomFieldsHttp, PersonsHttp } from "./Persons/Http.js"
 import { LoggingLive } from "./Runtime/Logging.js"
+import { EmailChannel, EmailChannelLive, emailReferrer } from "./Email/EmailChannel.js"
+import { invitationsReferrer } from "./Invitations/Retention.js"
+import { Channels } from "./Outbox/Channel.js"
 import { DispatcherLive } from "./Outbox/Dispatcher.js"
-import { OutboxRetentionLive } from "./Outbox/Retention.js"
+import { DeliveryReferrers, OutboxRetentionLive } from "./Outbox/Retention.js"
+import { DeliveryLog } from "./Webhooks/DeliveryLog.js"
+import { WebhookChannel, WebhookChannelLive, webhookReferrer } from "./Webhooks/WebhookChannel.js"
 import { Persons } from "./Persons/Persons.js"
 import { PublicOrigin } from "./Runtime/PublicOrigin.js"
 import { RsvpRoutesLive } from "./Rsvp/Routes.js"
@@ -78,7 +84,10 @@ export const ServicesLive = Layer.mergeAll(
   Readiness.Default,
   ImportSlots.Default,
   StreamSlots.Default,
-  Ids.Default
+  Ids.Default,
+  DeliveryLog.Default,
+  // what refers to the outbox's deliveries, deleted with them by its owner (Outbox/Retention.ts)
+  DeliveryReferrers.layer(emailReferrer, webhookReferrer, invitationsReferrer)
 )
 
 const HandlersLive = Layer.mergeAll(
@@ -133,8 +142,17 @@ const RetentionLive = Layer.mergeAll(
   OutboxRetentionLive
 )
 
+/**
+ * The outbox's dispatcher over the features' channels (Outbox/Channel.ts): the channels' resources
+ * (the HTTP agent, the SMTP connections) are closed after its pool stops.
+ */
+const OutboxLive = DispatcherLive.pipe(
+  Layer.provide(Layer.effect(Channels, Effect.all([WebhookChannel, EmailChannel]))),
+  Layer.provide([WebhookChannelLive, EmailChannelLive])
+)
+
 /** The whole application over a database: what `main` runs and what tests start. */
-export const AppLive = Layer.mergeAll(HttpLive, DispatcherLive, RetentionLive).pipe(
+export const AppLive = Layer.mergeAll(HttpLive, OutboxLive, RetentionLive).pipe(
   Layer.provideMerge(BootstrapLive),
   Layer.provideMerge(ServicesLive),
   Layer.provideMerge(SqlLive),
