@@ -7,7 +7,9 @@ import * as Layer from "effect/Layer"
 import { Api } from "./Api.js"
 import { BulkRoutes } from "./Auth/Access.js"
 import { AccessLive, Gate } from "./Auth/AccessLive.js"
+import { ApiTokens } from "./Auth/ApiTokens.js"
 import { Auth } from "./Auth/Auth.js"
+import { Passwords } from "./Auth/Passwords.js"
 import { AuthHttp } from "./Auth/Http.js"
 import { Calendars } from "./Calendar/Calendars.js"
 import { CalendarHttp } from "./Calendar/Http.js"
@@ -32,7 +34,7 @@ import { OpsHttp } from "./Ops/Http.js"
 import { Readiness } from "./Runtime/Readiness.js"
 import { ImportSlots } from "./Csv/ImportSlots.js"
 import { StreamSlots } from "./Http/StreamSlots.js"
-import { BootstrapLive } from "./Organizations/Bootstrap.js"
+import { BootstrapLive } from "./Auth/Bootstrap.js"
 import { OrganizationsHttp } from "./Organizations/Http.js"
 import { Invitations, InvitationsRetentionLive } from "./Organizations/Invitations.js"
 import { EventInvitations } from "./Invitations/Invitations.js"
@@ -69,6 +71,8 @@ export const ServicesLive = Layer.mergeAll(
   Members.Default,
   Invitations.Default,
   Auth.Default,
+  ApiTokens.Default,
+  Passwords.Default,
   Persons.Default,
   CustomFields.Default,
   Events.Default,

@@ -5,8 +5,8 @@ import * as Redacted from "effect/Redacted"
 import { ApiBase } from "../Http/ApiBase.js"
 import { type Caller, CurrentCaller, CurrentSession } from "../Domain/Caller.js"
 import { Invitations, userOfSession } from "./Invitations.js"
+import { ApiTokens } from "../Auth/ApiTokens.js"
 import { MemberAdded, Members } from "./Members.js"
-import { Organizations } from "./Organizations.js"
 import { OrganizationsApi } from "./Api.js"
 
 const signedInUser = Effect.flatMap(CurrentSession, userOfSession)
@@ -15,7 +15,7 @@ const organizationOf = (caller: Caller) => ({ id: caller.organizationId, slug: c
 
 export const OrganizationsHttp = HttpApiBuilder.group(ApiBase.add(OrganizationsApi), "organization", (handlers) =>
   Effect.gen(function*() {
-    const organizations = yield* Organizations
+    const tokens = yield* ApiTokens
     const members = yield* Members
     const invitations = yield* Invitations
     return handlers
@@ -48,7 +48,7 @@ export const OrganizationsHttp = HttpApiBuilder.group(ApiBase.add(OrganizationsA
       .handle("acceptInvitation", ({ path }) => Effect.flatMap(signedInUser, (userId) => invitations.accept(path.token, userId)))
       .handle("createToken", ({ payload }) =>
         Effect.flatMap(CurrentCaller, (caller) =>
-          Effect.map(organizations.createApiToken(caller.organizationId, payload.name), (created) => ({
+          Effect.map(tokens.createApiToken(caller.organizationId, payload.name), (created) => ({
             tokenId: created.tokenId,
             name: created.name,
             token: Redacted.value(created.token)
@@ -56,10 +56,10 @@ export const OrganizationsHttp = HttpApiBuilder.group(ApiBase.add(OrganizationsA
       )
       .handle("tokens", () =>
         Effect.flatMap(CurrentCaller, (caller) =>
-          Effect.map(organizations.apiTokens(caller.organizationId), (tokens) => ({ tokens })))
+          Effect.map(tokens.apiTokens(caller.organizationId), (tokens) => ({ tokens })))
       )
       .handle("revokeToken", ({ path }) =>
         Effect.flatMap(CurrentCaller, (caller) =>
-          Effect.as(organizations.revokeApiToken(caller.organizationId, path.tokenId), { success: true } as const))
+          Effect.as(tokens.revokeApiToken(caller.organizationId, path.tokenId), { success: true } as const))
       )
   }))

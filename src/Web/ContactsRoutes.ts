@@ -14,13 +14,13 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { ApiTokens } from "../Auth/ApiTokens.js"
 import { csvResponse } from "../Csv/CsvExport.js"
 import type { Caller } from "../Domain/Caller.js"
 import { GuestLists } from "../Guests/GuestLists.js"
 import { historyOf, seesPayments } from "../Guests/GuestView.js"
 import { type Conflict, fromParseError, type InvalidRequest } from "../Domain/Errors.js"
 import { Members } from "../Organizations/Members.js"
-import { Organizations } from "../Organizations/Organizations.js"
 import { type ImportReport } from "../Persons/ContactsCsv.js"
 import { CustomFields, type FieldDef } from "../Persons/CustomFields.js"
 import { CreateCustomField, type CustomFieldDefinition, type PersonDetail, type SmsConsentValue } from "../Persons/Domain.js"
@@ -111,7 +111,7 @@ export const ContactsRoutesLive = HttpApiBuilder.Router.use((router) =>
     const customFields = yield* CustomFields
     const guestLists = yield* GuestLists
     const members = yield* Members
-    const organizations = yield* Organizations
+    const tokens = yield* ApiTokens
     const { site } = web
 
     const params = Effect.map(HttpRouter.params, (p) => ({ id: p["id"] ?? "" }))
@@ -126,7 +126,7 @@ export const ContactsRoutesLive = HttpApiBuilder.Router.use((router) =>
             const name = [m.firstName, m.lastName].filter((s) => s !== null && s !== "").join(" ")
             names.set(`user:${m.userId}`, name === "" ? m.email : name)
           }
-          for (const t of yield* organizations.apiTokens(viewer.organization.id)) names.set(`apiKey:${t.tokenId}`, t.name)
+          for (const t of yield* tokens.apiTokens(viewer.organization.id)) names.set(`apiKey:${t.tokenId}`, t.name)
         }
         return (actorType: string, actorId: string): string => {
           if (actorType === "user") {

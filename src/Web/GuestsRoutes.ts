@@ -15,6 +15,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { ApiTokens } from "../Auth/ApiTokens.js"
 import { csvResponse } from "../Csv/CsvExport.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Events } from "../Events/Events.js"
@@ -27,7 +28,6 @@ import { historyOf } from "../Guests/GuestView.js"
 import { formatCode, type TicketLookup, Tickets } from "../Guests/Tickets.js"
 import { InvalidRequest } from "../Domain/Errors.js"
 import { Members } from "../Organizations/Members.js"
-import { Organizations } from "../Organizations/Organizations.js"
 import { Persons } from "../Persons/Persons.js"
 import { count, dateTimeIn, plural } from "./Format.js"
 import { ImportDrafts } from "./ImportDrafts.js"
@@ -201,7 +201,7 @@ export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
     const events = yield* Events
     const persons = yield* Persons
     const members = yield* Members
-    const organizations = yield* Organizations
+    const tokens = yield* ApiTokens
     const tickets = yield* Tickets
     const { site } = web
 
@@ -218,7 +218,7 @@ export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
             const name = [m.firstName, m.lastName].filter((s) => s !== null && s !== "").join(" ")
             names.set(`user:${m.userId}`, name === "" ? m.email : name)
           }
-          for (const t of yield* organizations.apiTokens(viewer.organization.id)) names.set(`apiKey:${t.tokenId}`, t.name)
+          for (const t of yield* tokens.apiTokens(viewer.organization.id)) names.set(`apiKey:${t.tokenId}`, t.name)
         }
         return (actorType: string, actorId: string): string => {
           if (actorType === "user") {
