@@ -38,13 +38,14 @@ import {
   MAX_HISTORY_ENTRIES,
   type NewGuest,
   type QuestionResponse,
-  type RsvpStatus
+  type RsvpStatus,
+  seesPayments
 } from "./Domain.js"
 import { GuestNotifications } from "./GuestNotifications.js"
 import { GuestsCsv } from "./GuestsCsv.js"
 import { type GuestPageQuery, type GuestRow, GuestsRepo } from "./GuestsRepo.js"
 import { paymentTail, rsvpLinkOpen, sharedTail } from "./GuestJson.js"
-import { renderGuests, seesPayments } from "./GuestView.js"
+import { renderGuests } from "./GuestView.js"
 import { searchFilter, type SearchParams } from "./Search.js"
 
 /**

@@ -56,7 +56,8 @@ import {
   type NewHistory,
   newLinksBatch
 } from "./GuestsRepo.js"
-import { renderGuests, seesPayments } from "./GuestView.js"
+import { seesPayments } from "./Domain.js"
+import { renderGuests } from "./GuestView.js"
 
 /** Guests per batch of an export, as for the JSON list. */
 const EXPORT_BATCH = 1_000

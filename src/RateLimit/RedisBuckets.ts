@@ -27,7 +27,7 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import type { Redis } from "ioredis"
 import { AppConfig } from "../Config/AppConfig.js"
-import type { Policy } from "./RateLimiter.js"
+import type { Policy } from "./Policy.js"
 
 /** How long a command may take before the request counts in this process. */
 const COMMAND_TIMEOUT_MS = 1_000

@@ -31,7 +31,8 @@ import { Members } from "../Organizations/Members.js"
 import { Persons } from "../Persons/Persons.js"
 import { count, dateTimeIn, plural } from "./Format.js"
 import { ImportDrafts } from "./ImportDrafts.js"
-import { type ImportKind, type ImportResult, importRoutes } from "./ImportFlow.js"
+import { importRoutes } from "./ImportFlow.js"
+import type { ImportKind, ImportResult } from "./ImportKind.js"
 import { CheckInPage, DOOR_PAGE_SIZE, doorQuery, type DoorState, type TicketScan } from "./Pages/CheckIn.js"
 import {
   AddGuestsPage,
