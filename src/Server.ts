@@ -22,6 +22,8 @@ import { Events } from "./Events/Events.js"
 import { EventsHttp } from "./Events/Http.js"
 import { GuestLists } from "./Guests/GuestLists.js"
 import { GuestsHttp } from "./Guests/Http.js"
+import { EventHistoryLive, GuestLinksLive } from "./Guests/Ports.js"
+import { WebhookSamplesLive } from "./Guests/WebhookSamples.js"
 import { Idempotency } from "./Idempotency/Idempotency.js"
 import { IdempotentLive } from "./Idempotency/IdempotentLive.js"
 import { csvBodyRules } from "./Csv/CsvBody.js"
@@ -65,6 +67,9 @@ import { SqlLive } from "./Db/Sql.js"
 import { WebhooksHttp } from "./Webhooks/Http.js"
 import { Registrations } from "./Webhooks/Registrations.js"
 
+/** What lower features ask of higher ones (ports: ARCHITECTURE.md, "Features"), answered by the higher ones. */
+const PortsLive = Layer.mergeAll(GuestLinksLive, EventHistoryLive, WebhookSamplesLive)
+
 /** Domain services over the database. */
 export const ServicesLive = Layer.mergeAll(
   Organizations.Default,
@@ -92,7 +97,7 @@ export const ServicesLive = Layer.mergeAll(
   DeliveryLog.Default,
   // what refers to the outbox's deliveries, deleted with them by its owner (Outbox/Retention.ts)
   DeliveryReferrers.layer(emailReferrer, webhookReferrer, invitationsReferrer)
-)
+).pipe(Layer.provide(PortsLive))
 
 const HandlersLive = Layer.mergeAll(
   OpsHttp,

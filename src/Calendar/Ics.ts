@@ -22,7 +22,7 @@
  *   MAIL_FROM instead of the RSVP page, the one place where guests answer.
  */
 import { virtualLocationsOf } from "../Events/EventJson.js"
-import type { EventRow } from "../Events/EventsRepo.js"
+import type { EventRow } from "../Events/EventRow.js"
 import { longDateTimeIn } from "../Domain/DateText.js"
 
 /** How long an event lasts in calendars, since events have no end time. */

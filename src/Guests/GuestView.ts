@@ -2,7 +2,7 @@
 import { arrayOf, isString, nullOr, parseChecked, struct, textFields } from "../Domain/JsonGuard.js"
 import type { Role } from "../Domain/Role.js"
 import type { PersonRowId } from "../Domain/RowIds.js"
-import type { EventRow } from "../Events/EventsRepo.js"
+import type { EventRow } from "../Events/EventRow.js"
 import { type GuestPaymentFields, noPurchase } from "../Payments/GuestPayments.js"
 import { type Guest, isColumnValues, type QuestionResponse, seesPayments } from "./Domain.js"
 import type { GuestRow } from "./GuestsRepo.js"

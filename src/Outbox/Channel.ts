@@ -13,6 +13,12 @@ export type DeliveryChannel = "webhook" | "email"
 
 export type DeliveryStatus = "pending" | "delivered" | "failed" | "cancelled"
 
+/**
+ * A delivery whose message is larger than this (in bytes) is large: the dispatcher attempts one
+ * large delivery at a time (Dispatcher.ts). Only webhook messages are ever that large.
+ */
+export const LARGE_PAYLOAD_BYTES = 4 * 1024 * 1024
+
 /** How an attempt ended, as the outbox records it. */
 export interface Outcome {
   readonly deliveryId: number

@@ -11,13 +11,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
-import type { DeliveryChannel, Outcome } from "./Channel.js"
+import { type DeliveryChannel, LARGE_PAYLOAD_BYTES, type Outcome } from "./Channel.js"
 
-/**
- * A delivery whose message is larger than this (in bytes) is large: the dispatcher attempts one
- * large delivery at a time (Dispatcher.ts). Only webhook messages are ever that large.
- */
-export const LARGE_PAYLOAD_BYTES = 4 * 1024 * 1024
 
 /**
  * A claim's lease: when it runs out (epoch milliseconds), and its claimant (Outbox/Instances.ts).

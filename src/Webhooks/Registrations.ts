@@ -13,7 +13,7 @@ import { onUniqueViolation, orDieOnStorage } from "../Db/SqlErrors.js"
 import { refusalOf } from "./Destinations.js"
 import type { Registration } from "./Domain.js"
 import { Outbox } from "./Outbox.js"
-import { sampleEventPerson, sampleOf } from "./Sample.js"
+import { Samples } from "./Samples.js"
 import { SECRET_PREFIX } from "./Signing.js"
 import { WebhooksRepo } from "./WebhooksRepo.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
@@ -43,6 +43,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
     const repo = yield* WebhooksRepo
     const deliveries = yield* Deliveries
     const outbox = yield* Outbox
+    const samples = yield* Samples
     const ids = yield* Ids
     const { webhooks } = yield* AppConfig
 
@@ -148,7 +149,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
 
     /** `contacts` is an EventPerson body: in the records variant that body is itself the array of one guest. */
     const sample = Effect.sync(() => {
-      const body = sampleEventPerson(webhooks.payloadVariant)
+      const body = samples.of("EventPerson", webhooks.payloadVariant)
       return { contacts: Array.isArray(body) ? body : [body] }
     })
 
@@ -176,7 +177,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
             message: `The ${input.type} registration for ${input.webhook} is disabled; register it again to enable it`
           })
         }
-        const body = sampleOf(input.type, webhooks.payloadVariant)
+        const body = samples.of(input.type, webhooks.payloadVariant)
         const deliveryId = yield* outbox.enqueueTest(caller.organizationId, found.value.id, input.type, body)
         return { success: true as const, deliveryId }
       }).pipe(sql.withTransaction, orDieOnStorage)
