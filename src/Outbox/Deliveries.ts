@@ -7,8 +7,10 @@
  * handed back, never read here.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
@@ -32,6 +34,22 @@ export type LoggedDelivery = typeof LoggedDelivery.Type
 
 const LOGGED = `public_id, message_id AS message_row, webhook_id AS destination_row, status, attempts, last_status_code,
   last_error, last_response, created_at, next_attempt_at`
+
+/** A `count(*) AS n`, a number on both engines (Db/Postgres.ts reads `bigint` as a number). */
+const Count = Schema.transform(Schema.Struct({ n: Schema.Number }), Schema.Number, {
+  strict: true,
+  decode: ({ n }) => n,
+  encode: (n) => ({ n })
+})
+
+/** A query of one count (`count(*) AS n`): answers it, 0 when the query gives no row (a row of another shape is a defect). */
+const counted = <I, IA, R>(options: {
+  readonly Request: Schema.Schema<IA, I, R>
+  readonly execute: (request: I) => Effect.Effect<ReadonlyArray<unknown>, SqlError>
+}) => {
+  const query = SqlSchema.findAll({ Request: options.Request, Result: Count, execute: options.execute })
+  return (request: IA) => Effect.map(query(request), (rows) => rows[0] ?? 0).pipe(Effect.catchTag("ParseError", Effect.die))
+}
 
 const Counted = Schema.Struct({ destination_row: Schema.Number, status: Schema.String, n: Schema.Number })
 
@@ -82,13 +100,10 @@ export class Deliveries extends Effect.Service<Deliveries>()("Convene/Deliveries
           WHERE id = ${id} AND status IN ('failed', 'cancelled')`
 
     /** How many deliveries are pending to a destination. */
-    const countPendingTo = (destinationRow: number) =>
-      Effect.map(
-        direct.first<{ readonly n: number }>(
-          sql`SELECT count(*) AS n FROM outbox_deliveries WHERE webhook_id = ${destinationRow} AND status = 'pending'`
-        ),
-        (row) => Number(row?.n ?? 0)
-      )
+    const countPendingTo = counted({
+      Request: Schema.Number,
+      execute: (destinationRow) => sql`SELECT count(*) AS n FROM outbox_deliveries WHERE webhook_id = ${destinationRow} AND status = 'pending'`
+    })
 
     /** Ends every pending delivery to a destination as cancelled. */
     const cancelPendingTo = (destinationRow: number, reason: string, at: string) =>
@@ -107,7 +122,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("Convene/Deliveries
 
     /** An organization's deliveries still owed (`pending`) and given up (`failed`), per destination of a channel. */
     const countsByDestination = (organizationId: OrganizationRowId, channel: DeliveryChannel) =>
-      Effect.map(countsQuery({ organizationId, channel }), (rows) => {
+      Effect.map(countsQuery({ organizationId, channel }).pipe(Effect.catchTag("ParseError", Effect.die)), (rows) => {
         const counts = new Map<number, { pending: number; failed: number }>()
         for (const row of rows) {
           const entry = counts.get(row.destination_row) ?? { pending: 0, failed: 0 }
@@ -144,37 +159,53 @@ export class Deliveries extends Effect.Service<Deliveries>()("Convene/Deliveries
     })
 
     /** How many deliveries of an organization's channel there are, of one status or all. */
+    const countQuery = counted({
+      Request: Schema.Struct({ organizationId: rowIdColumn.organization, channel: Schema.String, status: Schema.NullOr(Schema.String) }),
+      execute: ({ channel, organizationId, status }) =>
+        sql`SELECT count(*) AS n FROM outbox_deliveries
+          WHERE organization_id = ${organizationId} AND channel = ${channel} ${status === null ? sql.literal("") : sql`AND status = ${status}`}`
+    })
     const count = (organizationId: OrganizationRowId, channel: DeliveryChannel, status: DeliveryStatus | null) =>
-      Effect.map(
-        direct.first<{ readonly n: number }>(sql`SELECT count(*) AS n FROM outbox_deliveries
-          WHERE organization_id = ${organizationId} AND channel = ${channel} ${status === null ? sql.literal("") : sql`AND status = ${status}`}`),
-        (row) => Number(row?.n ?? 0)
-      )
+      countQuery({ organizationId, channel, status })
 
     /** A delivery of an organization's channel by its public id: its row id and status. */
-    const byPublicId = (organizationId: OrganizationRowId, channel: DeliveryChannel, publicId: string) =>
-      direct.first<{ readonly id: number; readonly status: string }>(sql`SELECT id, status FROM outbox_deliveries
-        WHERE organization_id = ${organizationId} AND channel = ${channel} AND public_id = ${publicId}`)
+    const byPublicId = SqlSchema.findOne({
+      Request: Schema.Struct({ organizationId: rowIdColumn.organization, channel: Schema.String, publicId: Schema.String }),
+      Result: Schema.Struct({ id: Schema.Number, status: Schema.String }),
+      execute: ({ channel, organizationId, publicId }) =>
+        sql`SELECT id, status FROM outbox_deliveries
+            WHERE organization_id = ${organizationId} AND channel = ${channel} AND public_id = ${publicId}`
+    })
 
     // An organization's recent deliveries of a channel, whatever their state (a daily quota: the
     // index `outbox_deliveries_email_quota` of migration 0022 serves the email channel's).
 
+    const recent = Schema.Struct({ organizationId: rowIdColumn.organization, channel: Schema.String, since: Schema.String })
+
     /** How many deliveries of a channel the organization queued after `since` (an ISO time). */
+    const queuedSinceQuery = counted({
+      Request: recent,
+      execute: ({ channel, organizationId, since }) =>
+        sql`SELECT count(*) AS n FROM outbox_deliveries
+            WHERE organization_id = ${organizationId} AND channel = ${channel} AND created_at > ${since}`
+    })
     const queuedSince = (organizationId: OrganizationRowId, channel: DeliveryChannel, since: string) =>
-      Effect.map(
-        direct.first<{ readonly n: number }>(sql`SELECT count(*) AS n FROM outbox_deliveries
-          WHERE organization_id = ${organizationId} AND channel = ${channel} AND created_at > ${since}`),
-        (row) => Number(row?.n ?? 0)
-      )
+      queuedSinceQuery({ organizationId, channel, since })
 
     /** When the `nth` oldest (from 1) of the deliveries of a channel the organization queued after `since` was queued. */
+    const nthQueuedSinceQuery = SqlSchema.findOne({
+      Request: Schema.Struct({ ...recent.fields, nth: Schema.Number }),
+      Result: Schema.Struct({ created_at: Schema.String }),
+      execute: ({ channel, nth, organizationId, since }) =>
+        sql`SELECT created_at FROM outbox_deliveries
+            WHERE organization_id = ${organizationId} AND channel = ${channel} AND created_at > ${since}
+            ORDER BY created_at, id LIMIT 1 OFFSET ${nth - 1}`
+    })
     const nthQueuedSince = (organizationId: OrganizationRowId, channel: DeliveryChannel, since: string, nth: number) =>
-      Effect.map(
-        direct.first<{ readonly created_at: string }>(sql`SELECT created_at FROM outbox_deliveries
-          WHERE organization_id = ${organizationId} AND channel = ${channel} AND created_at > ${since}
-          ORDER BY created_at, id LIMIT 1 OFFSET ${nth - 1}`),
-        (row) => row?.created_at
-      )
+      Effect.map(nthQueuedSinceQuery({ organizationId, channel, since, nth }).pipe(Effect.catchTag("ParseError", Effect.die)), Option.match({
+        onNone: () => undefined,
+        onSome: (row) => row.created_at
+      }))
 
     return {
       insert,

@@ -6,6 +6,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { nowIso } from "../Domain/Time.js"
 import type { Attempt, Channel, Outcome } from "./Channel.js"
 import { type Lease, OutboxRepo } from "./OutboxRepo.js"
@@ -14,8 +15,9 @@ export const makeHandOver = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const repo = yield* OutboxRepo
   return (channel: Channel, id: number, lease: Lease): Effect.Effect<void, unknown> =>
-    Effect.flatMap(repo.state(id), (row) => {
-      if (row === undefined || row.status !== "pending") return Effect.void
+    Effect.flatMap(repo.state(id), (found) => {
+      if (Option.isNone(found) || found.value.status !== "pending") return Effect.void
+      const row = found.value
       const record = <E, R>(outcome: Outcome, also?: Effect.Effect<void, E, R>) => {
         const recorded = Effect.flatMap(nowIso, (at) => repo.record(outcome, lease, at))
         return Effect.uninterruptible(

@@ -8,7 +8,9 @@
  * tables (webhook messages, emails), which the outbox never reads.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import { type DeliveryChannel, LARGE_PAYLOAD_BYTES, type Outcome } from "./Channel.js"
@@ -165,15 +167,19 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
         (rows) => rows.length > 0
       )
 
-    /** What an attempt of a claimed delivery needs to know of it (undefined once it is gone). */
-    const state = (id: number) =>
-      direct.first<{
-        readonly status: string
-        readonly attempts: number
-        readonly max_attempts: number
-        readonly message_id: number | null
-        readonly webhook_id: number | null
-      }>(sql`SELECT status, attempts, max_attempts, message_id, webhook_id FROM outbox_deliveries WHERE id = ${id}`)
+    /** What an attempt of a claimed delivery needs to know of it (none once it is gone; another shape is a defect). */
+    const stateQuery = SqlSchema.findOne({
+      Request: Schema.Number,
+      Result: Schema.Struct({
+        status: Schema.String,
+        attempts: Schema.Number,
+        max_attempts: Schema.Number,
+        message_id: Schema.NullOr(Schema.Number),
+        webhook_id: Schema.NullOr(Schema.Number)
+      }),
+      execute: (id) => sql`SELECT status, attempts, max_attempts, message_id, webhook_id FROM outbox_deliveries WHERE id = ${id}`
+    })
+    const state = (id: number) => stateQuery(id).pipe(Effect.catchTag("ParseError", Effect.die))
 
     return { due, nextDue, claim, release, record, state } as const
   })

@@ -15,11 +15,13 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { repeatedly, retentionPause } from "../Runtime/Background.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { dialectOf } from "../Db/Dialect.js"
@@ -55,6 +57,17 @@ export const pruneOutbox = (retention: Duration.Duration, batchSize = PRUNE_BATC
     const d = dialectOf(sql)
     const cutoff = new Date((yield* Clock.currentTimeMillis) - Duration.toMillis(retention)).toISOString()
 
+    /** Which of the given messages a delivery still refers to. */
+    const stillReferenced = (messageIds: ReadonlyArray<number>) =>
+      SqlSchema.findAll({
+        Request: Schema.String,
+        Result: Schema.Struct({ message_id: Schema.Number }),
+        execute: (json) => sql`SELECT DISTINCT message_id FROM outbox_deliveries WHERE message_id IN ${d.inValues(json, "integer")}`
+      })(JSON.stringify(messageIds)).pipe(
+        Effect.map((rows) => new Set(rows.map((r) => r.message_id))),
+        Effect.catchTag("ParseError", Effect.die)
+      )
+
     /** One batch, in one write transaction: answers how many deliveries it deleted. */
     const batch = Effect.gen(function*() {
       // the oldest ended deliveries (index outbox_deliveries_finished)
@@ -74,11 +87,8 @@ export const pruneOutbox = (retention: Duration.Duration, batchSize = PRUNE_BATC
       const messageIds = [...new Set(rows.flatMap((r) => r.message_id === null ? [] : [r.message_id]))]
       if (messageIds.length > 0) {
         // the messages no delivery refers to any more (index outbox_deliveries_message)
-        const referenced = yield* direct.rows<{ readonly message_id: number }>(
-          sql`SELECT DISTINCT message_id FROM outbox_deliveries WHERE message_id IN ${d.inValues(JSON.stringify(messageIds), "integer")}`
-        )
-        const stillReferenced = new Set(referenced.map((r) => Number(r.message_id)))
-        const unreferenced = messageIds.filter((id) => !stillReferenced.has(id))
+        const referenced = yield* stillReferenced(messageIds)
+        const unreferenced = messageIds.filter((id) => !referenced.has(id))
         if (unreferenced.length > 0) {
           for (const referrer of referrers) if (referrer.unreferencedMessages) yield* referrer.unreferencedMessages(unreferenced)
         }

@@ -84,8 +84,11 @@ export class DeliveryLog extends Effect.Service<DeliveryLog>()("Convene/Delivery
     /** One more attempt, now, for a failed or cancelled delivery. */
     const retry = Effect.fn("DeliveryLog.retry")(function*(caller: Caller, deliveryId: string) {
       const now = yield* Clock.currentTimeMillis
-      const found = yield* outbox.byPublicId(caller.organizationId, "webhook", deliveryId).pipe(Effect.orDie)
-      if (found === undefined) return yield* new NotFound({ message: `Delivery ${deliveryId} not found` })
+      const row = yield* outbox.byPublicId({ organizationId: caller.organizationId, channel: "webhook", publicId: deliveryId }).pipe(
+        Effect.orDie
+      )
+      if (Option.isNone(row)) return yield* new NotFound({ message: `Delivery ${deliveryId} not found` })
+      const found = row.value
       if (found.status !== "failed" && found.status !== "cancelled") {
         return yield* new Conflict({ message: `The delivery is ${found.status}; only failed or cancelled deliveries are retried` })
       }
