@@ -34,6 +34,8 @@ const common = {
   // builds dist/ for the tests that run processes; on PostgreSQL when CONVENE_TEST_ENGINE=postgres
   // (test/support/engine-setup.ts, once for both groups)
   globalSetup: ["test/support/engine-setup.ts"],
+  // every file starts with @effect/vitest's own `it` methods (see there)
+  setupFiles: ["test/support/vitest-setup.ts"],
   pool: "forks" as const,
   testTimeout: 30_000,
   hookTimeout: 60_000,

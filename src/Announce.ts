@@ -6,7 +6,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { AppConfig, databaseLabel } from "./Config/AppConfig.js"
-import { FirstStart } from "./Organizations/Bootstrap.js"
+import { FirstStart } from "./Auth/Bootstrap.js"
 
 export const baseUrlOf = (address: HttpServer.Address): string =>
   address._tag === "UnixAddress"

@@ -1,12 +1,14 @@
 /**
- * The whole API: the groups of every feature, joined. The server, `/openapi.json` and `/docs` all come from it.
+ * The whole API: the groups of every feature, joined onto `ApiBase` (the API's id and the errors
+ * any endpoint can answer). The server, `/openapi.json` and `/docs` all come from it. Only the
+ * composition imports it (src/Server.ts; and src/Client/, its typed client): the features build
+ * their handlers against their own group (ARCHITECTURE.md).
  *
  * Every endpoint names its `operationId` itself with `OpenApi.Identifier`, as `<group>.<name>`
  * (`persons.list`, `webhooks.retry`): client generators turn operationIds into method names, so an
  * id must never follow a rename in the code. Keep the id of a published operation as it is;
  * test/openapi.test.ts pins them all.
  */
-import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { AuthApi } from "./Auth/Api.js"
 import { CalendarApi } from "./Calendar/Api.js"
@@ -14,8 +16,7 @@ import { ChangesApi } from "./Changes/Api.js"
 import { InvitationsApi } from "./Invitations/Api.js"
 import { EventsApi } from "./Events/Api.js"
 import { GuestsApi } from "./Guests/Api.js"
-import { InvalidRequest, NotFound } from "./Domain/Errors.js"
-import { Internal } from "./Http/Errors.js"
+import { ApiBase } from "./Http/ApiBase.js"
 import { completeOpenApi } from "./Http/OpenApiDocument.js"
 import { OpsApi } from "./Ops/Api.js"
 import { OrganizationsApi } from "./Organizations/Api.js"
@@ -23,7 +24,7 @@ import { PaymentsApi } from "./Payments/Api.js"
 import { CustomFieldsApi, PersonsApi } from "./Persons/Api.js"
 import { WebhooksApi } from "./Webhooks/Api.js"
 
-export class Api extends HttpApi.make("convene")
+export class Api extends ApiBase
   .add(OpsApi)
   .add(AuthApi)
   .add(OrganizationsApi)
@@ -36,9 +37,6 @@ export class Api extends HttpApi.make("convene")
   .add(InvitationsApi)
   .add(CalendarApi)
   .add(ChangesApi)
-  .addError(InvalidRequest.Wire)
-  .addError(NotFound.Wire)
-  .addError(Internal.Wire)
   .annotate(OpenApi.Title, "Convene")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(

@@ -2,10 +2,14 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "./Api.js"
+import { BulkRoutes } from "./Auth/Access.js"
 import { AccessLive, Gate } from "./Auth/AccessLive.js"
+import { ApiTokens } from "./Auth/ApiTokens.js"
 import { Auth } from "./Auth/Auth.js"
+import { Passwords } from "./Auth/Passwords.js"
 import { AuthHttp } from "./Auth/Http.js"
 import { Calendars } from "./Calendar/Calendars.js"
 import { CalendarHttp } from "./Calendar/Http.js"
@@ -18,17 +22,21 @@ import { Events } from "./Events/Events.js"
 import { EventsHttp } from "./Events/Http.js"
 import { GuestLists } from "./Guests/GuestLists.js"
 import { GuestsHttp } from "./Guests/Http.js"
+import { EventHistoryLive, GuestLinksLive } from "./Guests/Ports.js"
+import { WebhookSamplesLive } from "./Guests/WebhookSamples.js"
 import { Idempotency } from "./Idempotency/Idempotency.js"
 import { IdempotentLive } from "./Idempotency/IdempotentLive.js"
+import { csvBodyRules } from "./Csv/CsvBody.js"
+import { BodyRules } from "./Http/BodyRules.js"
 import { ErrorMappingLive } from "./Http/ErrorMapping.js"
 import { requestLifecycle } from "./Http/RequestLifecycle.js"
 import { DocsLive, OpenApiLive } from "./Ops/Docs.js"
 import { GuideLive } from "./Ops/Guide.js"
 import { OpsHttp } from "./Ops/Http.js"
-import { Readiness } from "./Ops/Readiness.js"
+import { Readiness } from "./Runtime/Readiness.js"
 import { ImportSlots } from "./Csv/ImportSlots.js"
 import { StreamSlots } from "./Http/StreamSlots.js"
-import { BootstrapLive } from "./Organizations/Bootstrap.js"
+import { BootstrapLive } from "./Auth/Bootstrap.js"
 import { OrganizationsHttp } from "./Organizations/Http.js"
 import { Invitations, InvitationsRetentionLive } from "./Organizations/Invitations.js"
 import { EventInvitations } from "./Invitations/Invitations.js"
@@ -39,19 +47,28 @@ import { PaymentsHttp } from "./Payments/Http.js"
 import { Payments } from "./Payments/Payments.js"
 import { CustomFields } from "./Persons/CustomFields.js"
 import { CustomFieldsHttp, PersonsHttp } from "./Persons/Http.js"
-import { LoggingLive } from "./Logging.js"
+import { LoggingLive } from "./Runtime/Logging.js"
+import { EmailChannel, EmailChannelLive, emailReferrer } from "./Email/EmailChannel.js"
+import { invitationsReferrer } from "./Invitations/Retention.js"
+import { Channels } from "./Outbox/Channel.js"
 import { DispatcherLive } from "./Outbox/Dispatcher.js"
-import { OutboxRetentionLive } from "./Outbox/Retention.js"
+import { DeliveryReferrers, OutboxRetentionLive } from "./Outbox/Retention.js"
+import { DeliveryLog } from "./Webhooks/DeliveryLog.js"
+import { WebhookChannel, WebhookChannelLive, webhookReferrer } from "./Webhooks/WebhookChannel.js"
 import { Persons } from "./Persons/Persons.js"
-import { PublicOrigin } from "./PublicOrigin.js"
+import { PublicOrigin } from "./Runtime/PublicOrigin.js"
 import { RsvpRoutesLive } from "./Rsvp/Routes.js"
 import { DashboardLive, WebLive } from "./Web/Dashboard.js"
+import { uploadBodyRules } from "./Web/Upload.js"
 import { ImportDraftsRetentionLive } from "./Web/ImportDrafts.js"
 import { Rsvp } from "./Rsvp/Rsvp.js"
 import { GracefulShutdownLive, NodeServerLive } from "./Shutdown.js"
-import { SqlLive } from "./Sql.js"
+import { SqlLive } from "./Db/Sql.js"
 import { WebhooksHttp } from "./Webhooks/Http.js"
 import { Registrations } from "./Webhooks/Registrations.js"
+
+/** What lower features ask of higher ones (ports: ARCHITECTURE.md, "Features"), answered by the higher ones. */
+const PortsLive = Layer.mergeAll(GuestLinksLive, EventHistoryLive, WebhookSamplesLive)
 
 /** Domain services over the database. */
 export const ServicesLive = Layer.mergeAll(
@@ -59,6 +76,8 @@ export const ServicesLive = Layer.mergeAll(
   Members.Default,
   Invitations.Default,
   Auth.Default,
+  ApiTokens.Default,
+  Passwords.Default,
   Persons.Default,
   CustomFields.Default,
   Events.Default,
@@ -74,8 +93,11 @@ export const ServicesLive = Layer.mergeAll(
   Readiness.Default,
   ImportSlots.Default,
   StreamSlots.Default,
-  Ids.Default
-)
+  Ids.Default,
+  DeliveryLog.Default,
+  // what refers to the outbox's deliveries, deleted with them by its owner (Outbox/Retention.ts)
+  DeliveryReferrers.layer(emailReferrer, webhookReferrer, invitationsReferrer)
+).pipe(Layer.provide(PortsLive))
 
 const HandlersLive = Layer.mergeAll(
   OpsHttp,
@@ -92,9 +114,12 @@ const HandlersLive = Layer.mergeAll(
   ChangesHttp
 )
 
+/** The access gate, given the bulk-limited routes of the whole API. */
+const GateLive = Gate.Default.pipe(Layer.provide(BulkRoutes.inApi(Api)))
+
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(HandlersLive),
-  Layer.provide(AccessLive),
+  Layer.provide(AccessLive.pipe(Layer.provide(GateLive))),
   Layer.provide(IdempotentLive)
 )
 
@@ -104,10 +129,11 @@ export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
   // the integrator's guide at /docs/guide, a page with the dashboard's stylesheet and headers
   Layer.provide(GuideLive.pipe(Layer.provide(WebLive))),
   Layer.provide(OpenApiLive),
-  Layer.provide(RsvpRoutesLive.pipe(Layer.provide(Gate.Default), Layer.provide(WebLive))),
+  Layer.provide(RsvpRoutesLive.pipe(Layer.provide(GateLive), Layer.provide(WebLive))),
   Layer.provide(DashboardLive),
   // the dashboard's invitations pages (registered here rather than in Web/Dashboard.ts: once only)
-  Layer.provide(ErrorMappingLive),
+  // bodies are JSON but on the dashboard's uploads and the API's CSV imports (Http/BodyRules.ts)
+  Layer.provide(ErrorMappingLive.pipe(Layer.provide(BodyRules.layer(uploadBodyRules, csvBodyRules(Api))))),
   Layer.provide(ApiLive),
   Layer.provide(ServicesLive),
   // the router's default refuses path parameters over 100 characters as an unknown route; a long id
@@ -125,8 +151,17 @@ const RetentionLive = Layer.mergeAll(
   OutboxRetentionLive
 )
 
+/**
+ * The outbox's dispatcher over the features' channels (Outbox/Channel.ts): the channels' resources
+ * (the HTTP agent, the SMTP connections) are closed after its pool stops.
+ */
+const OutboxLive = DispatcherLive.pipe(
+  Layer.provide(Layer.effect(Channels, Effect.all([WebhookChannel, EmailChannel]))),
+  Layer.provide([WebhookChannelLive, EmailChannelLive])
+)
+
 /** The whole application over a database: what `main` runs and what tests start. */
-export const AppLive = Layer.mergeAll(HttpLive, DispatcherLive, RetentionLive).pipe(
+export const AppLive = Layer.mergeAll(HttpLive, OutboxLive, RetentionLive).pipe(
   Layer.provideMerge(BootstrapLive),
   Layer.provideMerge(ServicesLive),
   Layer.provideMerge(SqlLive),

@@ -18,7 +18,7 @@ import type { Duplex } from "node:stream"
 import { AppConfig } from "./Config/AppConfig.js"
 import { CSV_BODY_TIMEOUT } from "./Http/ClientTimeouts.js"
 import { lingerWhenAnswered } from "./Http/LingeringClose.js"
-import { Readiness } from "./Ops/Readiness.js"
+import { Readiness } from "./Runtime/Readiness.js"
 
 export interface Listener {
   readonly server: Server

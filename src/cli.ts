@@ -10,7 +10,7 @@ import { commands } from "./Cli/Commands.js"
 import { AppConfig, appConfig } from "./Config/AppConfig.js"
 import { describeConfigError } from "./Config/Env.js"
 import { ServicesLive } from "./Server.js"
-import { SqlLive } from "./Sql.js"
+import { SqlLive } from "./Db/Sql.js"
 
 const run = Command.run(commands, { name: "convene", version: "1.0.0" })
 

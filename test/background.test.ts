@@ -1,12 +1,12 @@
 /**
- * Background passes (src/Background.ts), on `TestClock`: a pass that fails, dies or is interrupted
+ * Background passes (src/Runtime/Background.ts), on `TestClock`: a pass that fails, dies or is interrupted
  * from inside (a database error, a bug, an interrupted statement) is logged and the next one runs
  * after the pause, where `Effect.repeat` stopped for good at the first failure; only closing the
  * scope stops them.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Logger, LogLevel, Scope, TestClock, TestContext } from "effect"
-import { repeatedly } from "../src/Background.js"
+import { repeatedly } from "../src/Runtime/Background.js"
 
 describe("repeatedly", () => {
   it.effect("a failed, dead or interrupted pass is logged, and the next one runs after the pause, until the scope closes", () =>

@@ -8,7 +8,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Arbitrary, Effect, FastCheck as fc } from "effect"
 import { jsonObjectsSql, jsonQuoteSql } from "../src/Db/Dialect.js"
-import type { EventRow } from "../src/Events/EventsRepo.js"
+import type { EventRow } from "../src/Events/EventRow.js"
 import { guestJsonSql, paymentTail, rsvpLinkOpen, sharedTail } from "../src/Guests/GuestJson.js"
 import type { GuestRow } from "../src/Guests/GuestsRepo.js"
 import { renderGuest } from "../src/Guests/GuestView.js"

@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { AppConfig } from "../src/Config/AppConfig.js"
 import { DirectSql } from "../src/Db/DirectSql.js"
 import { type Claim, Idempotency, RETENTION, type Running } from "../src/Idempotency/Idempotency.js"
-import { SqlLive } from "../src/Sql.js"
+import { SqlLive } from "../src/Db/Sql.js"
 import { configFrom, temporaryDirectory, testEnvironment } from "./support/TestServer.js"
 
 // a file: reads outside the request's transaction go on beside it (an in-memory database has one connection)

@@ -15,7 +15,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Cause, Duration, Effect, Layer, Logger, TestClock, TestContext } from "effect"
 import { INVITATION_TTL } from "../src/Organizations/Invitations.js"
-import { repeatedly } from "../src/Background.js"
+import { repeatedly } from "../src/Runtime/Background.js"
 import { DRAFT_LIFETIME } from "../src/Web/ImportDrafts.js"
 import { addMember, type DashboardClient, newOrganization, type PageReply, SESSION_COOKIE, signIn, textOf } from "./support/Dashboard.js"
 import { queryDatabase } from "./support/Engine.js"

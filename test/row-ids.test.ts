@@ -15,7 +15,7 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 
 /** The snippet's lines; those marked `wrong` must each be refused, the others accepted. */
 const lines: ReadonlyArray<readonly [code: string, wrong?: "wrong"]> = [
-  [`import type { EventRow } from "${root}src/Events/EventsRepo.js"`],
+  [`import type { EventRow } from "${root}src/Events/EventRow.js"`],
   [`import type { GuestRow, GuestsRepo } from "${root}src/Guests/GuestsRepo.js"`],
   [`import type { PaymentsRepo } from "${root}src/Payments/PaymentsRepo.js"`],
   [`import type { PersonRow, PersonsRepo } from "${root}src/Persons/PersonsRepo.js"`],

@@ -1,6 +1,6 @@
 /**
  * The two engines' migrations (`migrations/` for SQLite, `migrations/pg/` for PostgreSQL) produce
- * the same logical schema (src/Db/LogicalSchema.ts): after all of them and after each numbered
+ * the same logical schema (test/support/LogicalSchema/): after all of them and after each numbered
  * step. The engine-specific objects exist on their side (SQLite's FTS5 n-gram tables, PostgreSQL's
  * trigram index and n-gram counts) and count the same persons, the `attended_at` triggers behave
  * alike on both, 0012 keeps the webhook deliveries' ids on both, and the comparison does report a
@@ -21,14 +21,14 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { AppConfig } from "../src/Config/AppConfig.js"
 import * as Sqlite from "../src/Db/Sqlite.js"
-import { diff, type LogicalSchema, read, type SchemaReport } from "../src/Db/LogicalSchema.js"
-import { migrationsDirectory, SqlLive } from "../src/Sql.js"
+import { diff, type LogicalSchema, read, type SchemaReport } from "./support/LogicalSchema/LogicalSchema.js"
+import { migrationsDirectory, SqlLive } from "../src/Db/Sql.js"
 import { postgresAvailable, postgresServer, type PostgresServer } from "./support/Postgres.js"
 import { configFrom, temporaryDirectory, testEnvironment } from "./support/TestServer.js"
 
 const pgMigrationsDirectory = fileURLToPath(new URL("../migrations/pg", import.meta.url))
 /** The highest migration number (numbers may be skipped: each helper of a change reserves its own). */
-const STEPS = 22
+const STEPS = 24
 
 class Postgres extends Context.Tag("test/Postgres")<Postgres, PostgresServer>() {}
 
@@ -240,7 +240,7 @@ describe.skipIf(!postgresAvailable)("migrations on SQLite and PostgreSQL", () =>
         expect(Math.max(...migrations)).toBeGreaterThanOrEqual(STEPS)
         for (let round = 0; round < 3; round++) {
           const database = yield* server.createDatabase()
-          // the service's own start on the database: its client and its migrations (src/Sql.ts)
+          // the service's own start on the database: its client and its migrations (src/Db/Sql.ts)
           const config = Layer.effect(AppConfig, configFrom({ DATABASE_PATH: "/tmp/unused.db", DATABASE_URL: server.url(database) }))
           const started = yield* Effect.all(
             Array.from({ length: 4 }, () => Effect.exit(Layer.build(SqlLive.pipe(Layer.provide(config))))),

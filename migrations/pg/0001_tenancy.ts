@@ -1,7 +1,7 @@
 /**
  * PostgreSQL migrations: the same numbered steps as the SQLite ones in `migrations/`, producing the
  * same logical schema (test/schema-engines.test.ts migrates both and compares them through
- * src/Db/LogicalSchema.ts). A database migrated to step N on one engine matches step N on the
+ * test/support/LogicalSchema/). A database migrated to step N on one engine matches step N on the
  * other; each file says where its engine differs.
  *
  * Type mapping, for the whole project:

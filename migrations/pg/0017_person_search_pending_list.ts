@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
  * INSERT took as long as with 4 MB (0.43 s; 3.4 s without a pending list), 2,000 single-row
  * INSERTs 24 ms (10 ms with 4 MB, 89 ms without). What the list holds now is merged at once.
  * PostgreSQL only: SQLite's FTS5 table has no such list (the schema comparison of
- * src/Db/LogicalSchema.ts leaves trigram indexes out; it lists them as PostgreSQL's own).
+ * test/support/LogicalSchema/ leaves trigram indexes out; it lists them as PostgreSQL's own).
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

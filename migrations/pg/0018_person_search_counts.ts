@@ -21,7 +21,7 @@ import * as Effect from "effect/Effect"
  * half-empty pages keep their updates on the page (HOT). The trigger functions run without JIT:
  * the planner's estimate for a name's n-grams made it compile every statement, 10 ms for a
  * one-person INSERT. PostgreSQL only: SQLite counts single characters in a table of its own and
- * longer n-grams from its FTS5 tables (migrations/0018); src/Db/LogicalSchema.ts lists these
+ * longer n-grams from its FTS5 tables (migrations/0018); test/support/LogicalSchema/ lists these
  * objects as each engine's own.
  */
 export default Effect.gen(function*() {

@@ -8,6 +8,8 @@ import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { CurrentCaller, CurrentSession } from "../Domain/Caller.js"
 import { Forbidden, InvalidRequest, RateLimited, Unauthorized } from "../Domain/Errors.js"
@@ -64,6 +66,36 @@ export class PublicAccess extends HttpApiMiddleware.Tag<PublicAccess>()("Convene
 /**
  * Marks an endpoint as a bulk write: besides the caller's general bucket, each request draws from
  * the bulk bucket (`BULK_RATE_LIMIT_*`), both or neither. Set with
- * `.annotate(BulkRateLimited, true)`; the gate finds the marked routes in the API declaration.
+ * `.annotate(BulkRateLimited, true)`; the gate is given the marked routes (`BulkRoutes`).
  */
 export class BulkRateLimited extends Context.Tag("Convene/BulkRateLimited")<BulkRateLimited, boolean>() {}
+
+/** What `BulkRoutes` reads of an `HttpApi`: its endpoints' methods, paths and annotations. */
+interface AnnotatedEndpoints {
+  readonly groups: Readonly<Record<string, {
+    readonly endpoints: Readonly<Record<string, {
+      readonly method: string
+      readonly path: string
+      readonly annotations: Context.Context<never>
+    }>>
+  }>>
+}
+
+/**
+ * The routes (`METHOD /declared/path`) of the endpoints annotated `BulkRateLimited`, which the
+ * gate (AccessLive.ts) draws from the bulk bucket for: found in the whole API by the composition
+ * (`BulkRoutes.inApi(Api)` in src/Server.ts), which alone knows every group.
+ */
+export class BulkRoutes extends Context.Tag("Convene/BulkRoutes")<BulkRoutes, ReadonlySet<string>>() {
+  static readonly inApi = (api: AnnotatedEndpoints): Layer.Layer<BulkRoutes> =>
+    Layer.succeed(
+      BulkRoutes,
+      new Set(
+        Object.values(api.groups).flatMap((group) =>
+          Object.values(group.endpoints)
+            .filter((endpoint) => Context.getOption(endpoint.annotations, BulkRateLimited).pipe(Option.getOrElse(() => false)))
+            .map((endpoint) => `${endpoint.method} ${endpoint.path}`)
+        )
+      )
+    )
+}

@@ -15,10 +15,9 @@ import { currentClient, requestMetaIn } from "../Http/RequestMeta.js"
 import { rateKeyOf } from "../Http/ClientAddress.js"
 import { rateLimitHeaders } from "../RateLimit/Headers.js"
 import { RateLimiter } from "../RateLimit/RateLimiter.js"
-import { Api } from "../Api.js"
 import {
   AdminAccess,
-  BulkRateLimited,
+  BulkRoutes,
   PublicAccess,
   SessionAccess,
   SuperAdminAccess,
@@ -26,15 +25,6 @@ import {
   ViewerAccess
 } from "./Access.js"
 import { Auth, type Credential, credentialKey } from "./Auth.js"
-
-/** The routes (`METHOD /declared/path`) of the endpoints annotated `BulkRateLimited`. */
-const bulkRoutes = new Set(
-  Object.values(Api.groups).flatMap((group) =>
-    Object.values(group.endpoints)
-      .filter((endpoint) => Context.getOption(endpoint.annotations, BulkRateLimited).pipe(Option.getOrElse(() => false)))
-      .map((endpoint) => `${endpoint.method} ${endpoint.path}`)
-  )
-)
 
 const noCredentials = new Unauthorized({
   message: "Authentication required: send x-api-key, or Authorization: Bearer with organizationSlug"
@@ -46,6 +36,7 @@ export class Gate extends Effect.Service<Gate>()("Convene/Gate", {
     const auth = yield* Auth
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
+    const bulkRoutes = yield* BulkRoutes
 
     const generalOnly = [limiter.general]
     const generalAndBulk = [limiter.general, limiter.bulk]
@@ -172,4 +163,4 @@ export const AccessLive = Layer.mergeAll(
   Layer.effect(SuperAdminAccess, Effect.map(Gate, (gate) => ({ apiKey: () => gate.caller("Super Admin") }))),
   Layer.effect(SessionAccess, Effect.map(Gate, (gate) => ({ apiKey: () => gate.session }))),
   Layer.effect(PublicAccess, Effect.map(Gate, (gate) => gate.anonymous))
-).pipe(Layer.provide(Gate.Default))
+)

@@ -15,14 +15,14 @@ import { Ids } from "../Domain/Ids.js"
 import { highest, type Role } from "../Domain/Role.js"
 import type { Session } from "../Domain/Caller.js"
 import { Unauthorized } from "../Domain/Errors.js"
-import { OrganizationsRepo } from "../Organizations/OrganizationsRepo.js"
+import { Users } from "../Organizations/Users.js"
 import { AuthRepo } from "./AuthRepo.js"
 import { CredentialCache, type Remembered } from "./CredentialCache.js"
 import { LoginThrottle } from "./LoginThrottle.js"
 import { Sessions } from "./Sessions.js"
-import { ACCESS_TOKEN_PREFIX, DUMMY_PASSWORD_HASH, hashToken, verifyPassword } from "./Secrets.js"
+import { ACCESS_TOKEN_PREFIX, DUMMY_PASSWORD_HASH, hashToken, verifyPassword } from "../Domain/Secrets.js"
 import { EMAIL_MAX_LENGTH, emailKeyOf, PASSWORD_MAX_LENGTH } from "../Domain/Fields.js"
-import { orDieOnStorage } from "../SqlErrors.js"
+import { orDieOnStorage } from "../Db/SqlErrors.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 export type Credential =
@@ -59,7 +59,7 @@ const TOUCH_INTERVAL_MILLIS = 60_000
 export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
   effect: Effect.gen(function*() {
     const repo = yield* AuthRepo
-    const organizations = yield* OrganizationsRepo
+    const users = yield* Users
     const throttle = yield* LoginThrottle
     const sessions = yield* Sessions
     const ids = yield* Ids
@@ -133,11 +133,11 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
     }
 
     /** Every organization of a user, with their role in it, by slug. */
-    const memberships = (userId: number) => organizations.membershipsOfUser(userId).pipe(Effect.orDie)
+    const memberships = (userId: number) => users.memberships(userId).pipe(Effect.orDie)
 
     /** A user's role in one organization, by slug. */
     const membership = (userId: number, organizationSlug: string) =>
-      organizations.membership({ userId, organizationSlug }).pipe(Effect.orDie)
+      users.membership({ userId, organizationSlug }).pipe(Effect.orDie)
 
     /**
      * Checks an email and password under the login lockout (LoginThrottle.ts: 10 failures for one
@@ -153,7 +153,7 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
       }
       const key = emailKeyOf(email)
       yield* throttle.check(key, client)
-      const user = yield* organizations.userByEmail(key).pipe(Effect.orDie)
+      const user = yield* users.byEmail(key).pipe(Effect.orDie)
       const matches = yield* verifyPassword(
         password,
         Option.match(user, { onNone: () => DUMMY_PASSWORD_HASH, onSome: (u) => u.password_hash })
@@ -178,7 +178,7 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
         createdAt: DateTime.formatIso(now),
         expiresAt: DateTime.formatIso(DateTime.addDuration(now, accessTokenTtl))
       })
-      const memberships = yield* organizations.membershipsOfUser(user.id)
+      const memberships = yield* users.memberships(user.id)
       return {
         accessToken: token,
         organizationSlugs: memberships.map((m) => m.slug),
@@ -198,8 +198,8 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
         }
       }
       const userId = Option.getOrThrow(session.userId)
-      const user = Option.getOrThrow(yield* organizations.userById(userId))
-      const memberships = yield* organizations.membershipsOfUser(userId)
+      const user = Option.getOrThrow(yield* users.byId(userId))
+      const memberships = yield* users.memberships(userId)
       return {
         firstName: user.first_name,
         lastName: user.last_name,
@@ -212,7 +212,7 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
 
     /**
      * A password change's end of the user's sign-ins (docs/integrators.md#the-dashboard): every dashboard session, the
-     * one that made the change included. `Members` replaces the password and ends the login access
+     * one that made the change included. `Passwords` replaces the password and ends the login access
      * tokens in the same transaction, which this joins.
      */
     const endSessions = (userId: number) => sessions.endAllOfUser(userId, null)
@@ -221,7 +221,7 @@ export class Auth extends Effect.Service<Auth>()("Convene/Auth", {
   }),
   dependencies: [
     AuthRepo.Default,
-    OrganizationsRepo.Default,
+    Users.Default,
     LoginThrottle.Default,
     Sessions.Default,
     Ids.Default,

@@ -1,10 +1,16 @@
-/** Credential lookups by hash, and login access tokens. */
+/**
+ * Credentials in the database: API tokens (an organization's) and login access tokens (a user's),
+ * found by hash. Auth writes both tables, and only Auth; the writes that can end a credential make
+ * the remembered ones be looked up again (CredentialCache.ts).
+ */
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { DirectSql } from "../Db/DirectSql.js"
-import { rowIdColumn } from "../Domain/RowIds.js"
+import { type OrganizationRowId, rowIdColumn } from "../Domain/RowIds.js"
+import { CredentialCache } from "./CredentialCache.js"
 
 const ApiTokenCredential = Schema.Struct({
   id: Schema.Number,
@@ -21,10 +27,19 @@ const AccessTokenCredential = Schema.Struct({
   expires_at: Schema.String
 })
 
+export const ApiTokenRow = Schema.Struct({
+  public_id: Schema.String,
+  name: Schema.String,
+  created_at: Schema.String,
+  last_used_at: Schema.NullOr(Schema.String),
+  revoked_at: Schema.NullOr(Schema.String)
+})
+
 export class AuthRepo extends Effect.Service<AuthRepo>()("Convene/AuthRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
+    const credentials = yield* CredentialCache
 
     // every authenticated request runs one of these two lookups: they take the direct path
     const apiToken = (hash: Uint8Array) =>
@@ -62,6 +77,53 @@ export class AuthRepo extends Effect.Service<AuthRepo>()("Convene/AuthRepo", {
 
     const deleteExpiredAccessTokens = (now: string) => sql`DELETE FROM access_tokens WHERE expires_at <= ${now}`
 
-    return { apiToken, touchApiToken, accessToken, insertAccessToken, deleteExpiredAccessTokens } as const
-  })
+    /** Ends every login access token of a user (their password was replaced); answers how many. */
+    const endAccessTokens = (userId: number) =>
+      sql`DELETE FROM access_tokens WHERE user_id = ${userId} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length),
+        Effect.tap(credentials.forget)
+      )
+
+    const insertApiToken = (row: {
+      publicId: string
+      organizationId: OrganizationRowId
+      name: string
+      tokenHash: Uint8Array
+      createdAt: string
+    }) =>
+      sql`INSERT INTO api_tokens (public_id, organization_id, name, token_hash, created_at)
+          VALUES (${row.publicId}, ${row.organizationId}, ${row.name}, ${row.tokenHash}, ${row.createdAt})`
+
+    const apiTokenExists = (tokenHash: Uint8Array) =>
+      sql`SELECT 1 AS found FROM api_tokens WHERE token_hash = ${tokenHash}`.pipe(Effect.map((rows) => rows.length > 0))
+
+    const apiTokens = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: ApiTokenRow,
+      execute: (organizationId) =>
+        sql`SELECT public_id, name, created_at, last_used_at, revoked_at FROM api_tokens
+            WHERE organization_id = ${organizationId} ORDER BY id`
+    })
+
+    const revokeApiToken = (row: { organizationId: OrganizationRowId; publicId: string; revokedAt: string }) =>
+      sql`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ${row.revokedAt})
+          WHERE organization_id = ${row.organizationId} AND public_id = ${row.publicId} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.tap(credentials.forget)
+      )
+
+    return {
+      apiToken,
+      touchApiToken,
+      accessToken,
+      insertAccessToken,
+      deleteExpiredAccessTokens,
+      endAccessTokens,
+      insertApiToken,
+      apiTokenExists,
+      apiTokens,
+      revokeApiToken
+    } as const
+  }),
+  dependencies: [CredentialCache.Default]
 }) {}

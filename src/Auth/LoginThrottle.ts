@@ -23,7 +23,7 @@ import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { createHash } from "node:crypto"
-import { repeatedly } from "../Background.js"
+import { repeatedly } from "../Runtime/Background.js"
 import { RateLimited } from "../Domain/Errors.js"
 
 /** Failures for one email from one client address that lock it from that address. */

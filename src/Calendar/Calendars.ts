@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import type { Caller } from "../Domain/Caller.js"
 import { Events } from "../Events/Events.js"
-import { PublicOrigin } from "../PublicOrigin.js"
+import { PublicOrigin } from "../Runtime/PublicOrigin.js"
 import { calendarFileName, eventCalendar } from "./Ics.js"
 
 export class Calendars extends Effect.Service<Calendars>()("Convene/Calendars", {

@@ -22,32 +22,11 @@
  *   MAIL_FROM instead of the RSVP page, the one place where guests answer.
  */
 import { virtualLocationsOf } from "../Events/EventJson.js"
-import type { EventRow } from "../Events/EventsRepo.js"
-import { longDateTimeIn } from "../Web/Format.js"
+import type { EventRow } from "../Events/EventRow.js"
+import { longDateTimeIn } from "../Domain/DateText.js"
 
 /** How long an event lasts in calendars, since events have no end time. */
 export const DEFAULT_DURATION_MS = 2 * 60 * 60 * 1000
-
-/**
- * The event fields (as the API names them) whose values a calendar file shows: changing one of them
- * makes a new calendar revision (`SEQUENCE`).
- */
-export const CALENDAR_FIELDS: ReadonlySet<string> = new Set([
-  "name",
-  "primaryDate",
-  "timezone",
-  "primarySlug",
-  "locationName",
-  "locationAddress",
-  "locationApartment",
-  "locationCity",
-  "locationState",
-  "locationPostalCode",
-  "locationCountry",
-  "virtualLocations",
-  "rsvpDescription",
-  "linkPreviewDescription"
-])
 
 export const CALENDAR_CONTENT_TYPE = "text/calendar; charset=utf-8"
 

@@ -10,6 +10,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { roles } from "../Domain/Role.js"
+import { ApiTokens } from "../Auth/ApiTokens.js"
+import { Passwords } from "../Auth/Passwords.js"
 import { Members } from "../Organizations/Members.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { backup } from "./Backup.js"
@@ -109,7 +111,7 @@ const userSetPassword = Command.make(
       if (Redacted.value(input.password).length < 8) {
         return yield* Effect.fail(new Error("--password must be at least 8 characters"))
       }
-      const done = yield* (yield* Members).setPassword(input.email, input.password)
+      const done = yield* (yield* Passwords).setPassword(input.email, input.password)
       yield* Console.log(
         `Password of ${done.email} (user ${done.userId}) replaced; ${done.accessTokensEnded} access token(s) ended`
       )
@@ -125,7 +127,7 @@ const tokenCreate = Command.make(
     Effect.gen(function*() {
       const organizations = yield* Organizations
       const organization = yield* organizations.get(input.org)
-      const created = yield* organizations.createApiToken(organization.id, input.name)
+      const created = yield* (yield* ApiTokens).createApiToken(organization.id, input.name)
       yield* Console.log(`Token ${created.tokenId} (${created.name}) for ${organization.slug}. It is shown only now:`)
       yield* Console.log(Redacted.value(created.token))
     })
@@ -135,7 +137,7 @@ const tokenList = Command.make("list", { org }, (input) =>
   Effect.gen(function*() {
     const organizations = yield* Organizations
     const organization = yield* organizations.get(input.org)
-    for (const t of yield* organizations.apiTokens(organization.id)) {
+    for (const t of yield* (yield* ApiTokens).apiTokens(organization.id)) {
       const state = t.revokedAt === null ? "active " : "revoked"
       yield* Console.log([t.tokenId, state, `created ${t.createdAt}`, `last used ${t.lastUsedAt ?? "never"}`, t.name].join("  "))
     }
@@ -145,7 +147,7 @@ const tokenRevoke = Command.make("revoke", { org, tokenId: Args.text({ name: "to
   Effect.gen(function*() {
     const organizations = yield* Organizations
     const organization = yield* organizations.get(input.org)
-    yield* organizations.revokeApiToken(organization.id, input.tokenId)
+    yield* (yield* ApiTokens).revokeApiToken(organization.id, input.tokenId)
     yield* Console.log(`Revoked ${input.tokenId}`)
   })).pipe(Command.withDescription("Revoke an API token at once"))
 

@@ -16,6 +16,7 @@ import { Ids } from "../Domain/Ids.js"
 import { Events } from "../Events/Events.js"
 import type { RsvpStatus } from "../Guests/Domain.js"
 import { GuestLists } from "../Guests/GuestLists.js"
+import { ApiTokens } from "../Auth/ApiTokens.js"
 import { Members } from "../Organizations/Members.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { Payments } from "../Payments/Payments.js"
@@ -79,7 +80,7 @@ export const demo = Command.make(
         lastName: "Admin",
         role: "Super Admin"
       })
-      const { token, tokenId } = yield* organizations.createApiToken(organization.id, "demo")
+      const { token, tokenId } = yield* (yield* ApiTokens).createApiToken(organization.id, "demo")
       const caller: Caller = {
         organizationId: organization.id,
         organizationSlug: organization.slug,

@@ -8,7 +8,7 @@
  *    writes after the snapshot are not moved: stop the server first for a final move.
  * 2. The target must be empty (no table at all), or hold only the schema a previous run of this
  *    command made with no rows copied yet. Its schema is made by the PostgreSQL migrations
- *    (`migrations/pg`), which give the same logical schema as SQLite's (src/Db/LogicalSchema.ts).
+ *    (`migrations/pg`), which give the same logical schema as SQLite's (test/support/LogicalSchema/).
  * 3. Every table is copied in one PostgreSQL transaction, parents before children (foreign keys),
  *    in batches, ids kept (`OVERRIDING SYSTEM VALUE`; identity sequences then continue after the
  *    highest id), with the `attended_at` triggers off so that copied times stay as they were. The

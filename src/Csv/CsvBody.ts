@@ -1,16 +1,23 @@
 /**
  * CSV request bodies (docs/integrators.md#csv-export-and-import): an import endpoint declares its payload as `CsvBody`, and that
  * declaration is all it takes. Every other body of the API is JSON of at most 1 MiB (Http/JsonBody.ts);
- * the error mapping finds the endpoints whose payload is `CsvBody` in the API itself (`csvBodyRoutes`)
- * and reads their bodies as text instead, up to 10 MiB, strictly as UTF-8 (`decodeCsvBytes`).
+ * the composition finds the endpoints whose payload is `CsvBody` in the API itself (`csvBodyRules`),
+ * and the error mapping reads their bodies as text instead, up to 10 MiB, strictly as UTF-8
+ * (`csvBodies`, `decodeCsvBytes`).
  */
+import * as Headers from "@effect/platform/Headers"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpMethod from "@effect/platform/HttpMethod"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type * as AST from "effect/SchemaAST"
 import { isUtf8 } from "node:buffer"
 import { InvalidRequest } from "../Domain/Errors.js"
+import type { BodyRoutes } from "../Http/BodyRules.js"
 import { PayloadTooLarge } from "../Http/Errors.js"
+import { once, readBoundedBytes } from "../Http/JsonBody.js"
 
 /** 10 MiB. */
 export const MAX_CSV_BYTES = 10 * 1024 * 1024
@@ -77,6 +84,35 @@ export const csvBodyRoutes = (api: ApiEndpoints): CsvRoutes => {
   return {
     matches: (method, path) => routes.some((route) => route.method === method && route.pattern.test(path))
   }
+}
+
+/**
+ * The request as an endpoint taking `CsvBody` sees it (Csv/CsvBody.ts): a body of any content type
+ * but a form upload or a charset other than UTF-8 is read as text, at most `maxBytes` of it, and
+ * must be well-formed UTF-8 (400 otherwise, saying where it is not). As with JSON bodies, the text
+ * is read once, for the payload and the idempotency fingerprint alike, and the refusals are raised
+ * as defects that the error mapping answers as they are.
+ */
+export const csvBodies = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): HttpServerRequest.HttpServerRequest => {
+  if (!HttpMethod.hasBody(request.method)) return request
+  const refused = refusedContentType(request.headers["content-type"])
+  // the framework reads a body as text when its content type starts with `text/`
+  const base = request.modify({ headers: Headers.set(request.headers, "content-type", "text/csv") })
+  const read = refused !== undefined
+    ? Effect.die(refused)
+    : Effect.flatMap(Effect.orDie(readBoundedBytes(request, maxBytes, "csv")), (bytes) =>
+      Either.match(decodeCsvBytes(bytes), { onLeft: Effect.die, onRight: Effect.succeed }))
+  const text = once(read)
+  return Object.create(base, {
+    text: { get: () => text }
+  })
+}
+
+/** The body rules (Http/BodyRules.ts) of the endpoints of `api` that take `CsvBody`: text of at most `MAX_CSV_BYTES`. */
+export const csvBodyRules = (api: ApiEndpoints): BodyRoutes => {
+  const routes = csvBodyRoutes(api)
+  const rule = { maxBytes: MAX_CSV_BYTES, read: csvBodies }
+  return (method, path) => routes.matches(method, path) ? rule : undefined
 }
 
 /**

@@ -17,6 +17,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
+import { type Busy, BusyTypeId } from "../Http/Errors.js"
 import { makeFairShares } from "../Http/FairShares.js"
 
 export const IMPORT_SLOTS = 2
@@ -25,7 +26,8 @@ export const IMPORT_SLOTS_PER_ORGANIZATION = 1
 export const IMPORT_WAIT = Duration.seconds(20)
 
 /** Every slot this import could take stayed taken for `IMPORT_WAIT`. */
-export class ImportsBusy extends Data.TaggedError("ImportsBusy")<{}> {
+export class ImportsBusy extends Data.TaggedError("ImportsBusy")<{}> implements Busy {
+  readonly [BusyTypeId]: BusyTypeId = BusyTypeId
   /** Seconds after which trying again is sensible. */
   readonly retryAfter = 5
   override readonly message = "Other imports are running; try again shortly"

@@ -11,6 +11,7 @@
  * | case-insensitive order | `x COLLATE NOCASE` | `lower(x) COLLATE "C"` |
  * | other instances on the same database (`shared`) | none: one process owns the file | any number, behind a balancer |
  * | the database's clock in epoch milliseconds (`clockMillis`) | `julianday('now')` | `clock_timestamp()` |
+ * | a subquery's rows locked for an UPDATE, those another transaction locks skipped (`skipLocked`) | nothing: one writer at a time | `FOR UPDATE SKIP LOCKED` |
  * | a substring of a person's name (`nameSearch`) | FTS5 tables of the name's n-grams in the person's scope; the total of a term of one character from `persons_search_counts`, of two or three from the tables' `fts5vocab` counts | `LIKE` on `name_key` (the `pg_trgm` GIN index for terms with a trigram); the total of a term of up to three characters from `persons_search_counts` |
  *
  * Everything else the repositories write is common SQL: `INSERT … ON CONFLICT`, `RETURNING`,
@@ -20,7 +21,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
-import { gramToken, likeContains, NGRAM, searchScope, termCharacters } from "../Persons/Keys.js"
+import { gramToken, likeContains, NGRAM, searchScope, termCharacters } from "./SearchKeys.js"
 
 export type FieldType = "integer" | "text" | "real"
 
@@ -40,6 +41,12 @@ export interface Dialect {
    * compare with each other's (a heartbeat's age): one clock, whatever each instance's says.
    */
   readonly clockMillis: Statement.Fragment
+  /**
+   * Appended to a subquery that picks rows for an UPDATE (the outbox's claim): the rows it picks
+   * are locked, and those another transaction holds are skipped. Empty on SQLite, which has one
+   * writer at a time and no row locks.
+   */
+  readonly skipLocked: Statement.Fragment
   /** A JSON array of scalars as a table `j` (`j.value` of `type`, `j.key` its position), for `FROM`. */
   readonly values: (json: string, type: FieldType) => Statement.Fragment
   /** `(SELECT value FROM …)` of a JSON array of scalars, for `x IN …`. */
@@ -129,6 +136,7 @@ const sqlite = (sql: SqlClient.SqlClient): Dialect => ({
   name: "sqlite",
   shared: false,
   clockMillis: sql.literal("CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"),
+  skipLocked: sql.literal(""),
   values: (json) => sql`json_each(${json}) j`,
   inValues: (json) => sql`(SELECT value FROM json_each(${json}))`,
   rows: (json) => sql`json_each(${json}) j`,
@@ -167,6 +175,7 @@ const pg = (sql: SqlClient.SqlClient): Dialect => ({
   name: "pg",
   shared: true,
   clockMillis: sql.literal("(extract(epoch FROM clock_timestamp()) * 1000)::bigint"),
+  skipLocked: sql.literal("FOR UPDATE SKIP LOCKED"),
   values: (json, type) =>
     sql`(SELECT v::${sql.literal(typeOf(type))} AS value, k AS key
           FROM jsonb_array_elements_text(${json}::jsonb) WITH ORDINALITY AS t(v, k)) j`,

@@ -1,6 +1,6 @@
 /**
  * PostgreSQL as the service's database (CONTRACT §15): the pooled client (Postgres.ts) with its
- * migrations applied at start. Loaded by src/Sql.ts only when `DATABASE_URL` is set, so the
+ * migrations applied at start. Loaded by src/Db/Sql.ts only when `DATABASE_URL` is set, so the
  * embedded SQLite default never reads `pg` or `@effect/sql-pg`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -30,5 +30,5 @@ export const runPgMigrations = Effect.scoped(Effect.gen(function*() {
 
 const PgSchema = Layer.effectDiscard(runPgMigrations.pipe(Effect.orDie))
 
-/** The client and its migrations, as src/Sql.ts's `SqlLive` gives them on PostgreSQL. */
+/** The client and its migrations, as src/Db/Sql.ts's `SqlLive` gives them on PostgreSQL. */
 export const postgresLayer = (options: Postgres.Options) => PgSchema.pipe(Layer.provideMerge(Postgres.layer(options)))

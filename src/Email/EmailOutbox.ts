@@ -9,10 +9,10 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
-import { OutboxRepo } from "../Outbox/OutboxRepo.js"
+import { Deliveries } from "../Outbox/Deliveries.js"
 import { maxAttemptsOf } from "../Outbox/Retry.js"
 import { OutboxWakeups } from "../Outbox/Wakeups.js"
-import { PublicOrigin } from "../PublicOrigin.js"
+import { PublicOrigin } from "../Runtime/PublicOrigin.js"
 import { EmailQuota } from "./EmailQuota.js"
 import { EmailsRepo } from "./EmailsRepo.js"
 import type { OutgoingEmail } from "./Mailer.js"
@@ -23,7 +23,7 @@ export class EmailOutbox extends Effect.Service<EmailOutbox>()("Convene/EmailOut
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const quota = yield* EmailQuota
-    const deliveries = yield* OutboxRepo
+    const deliveries = yield* Deliveries
     const emails = yield* EmailsRepo
     const wakeups = yield* OutboxWakeups
     const ids = yield* Ids
@@ -68,5 +68,5 @@ export class EmailOutbox extends Effect.Service<EmailOutbox>()("Convene/EmailOut
 
     return { batch } as const
   }),
-  dependencies: [EmailQuota.Default, OutboxRepo.Default, EmailsRepo.Default, OutboxWakeups.Default, Ids.Default, PublicOrigin.Default]
+  dependencies: [EmailQuota.Default, Deliveries.Default, EmailsRepo.Default, OutboxWakeups.Default, Ids.Default, PublicOrigin.Default]
 }) {}

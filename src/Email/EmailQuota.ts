@@ -16,7 +16,7 @@ import * as Effect from "effect/Effect"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Issue, RateLimited } from "../Domain/Errors.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
-import { EmailsRepo } from "./EmailsRepo.js"
+import { Deliveries } from "../Outbox/Deliveries.js"
 
 /** The quota's rolling window. */
 export const QUOTA_WINDOW = Duration.hours(24)
@@ -34,14 +34,14 @@ export interface QuotaState {
 
 export class EmailQuota extends Effect.Service<EmailQuota>()("Convene/EmailQuota", {
   effect: Effect.gen(function*() {
-    const emails = yield* EmailsRepo
+    const deliveries = yield* Deliveries
     const { emailDailyLimit: limit } = yield* AppConfig
 
     const state = Effect.fn("EmailQuota.state")(function*(organizationId: OrganizationRowId) {
       const now = yield* Clock.currentTimeMillis
       const since = new Date(now - windowMillis).toISOString()
-      const used = yield* emails.queuedSince(organizationId, since)
-      const oldest = used === 0 ? undefined : yield* emails.nthQueuedSince(organizationId, since, 1)
+      const used = yield* deliveries.queuedSince(organizationId, "email", since)
+      const oldest = used === 0 ? undefined : yield* deliveries.nthQueuedSince(organizationId, "email", since, 1)
       return {
         limit,
         used,
@@ -64,7 +64,7 @@ export class EmailQuota extends Effect.Service<EmailQuota>()("Convene/EmailQuota
       if (count === 0) return
       const now = yield* Clock.currentTimeMillis
       const since = new Date(now - windowMillis).toISOString()
-      const used = yield* emails.queuedSince(organizationId, since)
+      const used = yield* deliveries.queuedSince(organizationId, "email", since)
       if (used + count <= limit) return
       if (count > limit) {
         const seconds = Math.ceil(windowMillis / 1000)
@@ -80,12 +80,12 @@ export class EmailQuota extends Effect.Service<EmailQuota>()("Convene/EmailQuota
         })
       }
       // the emails that must leave the window first: the oldest `used + count - limit`
-      const freeing = yield* emails.nthQueuedSince(organizationId, since, used + count - limit)
+      const freeing = yield* deliveries.nthQueuedSince(organizationId, "email", since, used + count - limit)
       const freeAt = freeing === undefined ? now : Date.parse(freeing) + windowMillis
       return yield* RateLimited.after(Math.max(1, Math.ceil((freeAt - now) / 1000)))
     })
 
     return { limit, state, take } as const
   }),
-  dependencies: [EmailsRepo.Default]
+  dependencies: [Deliveries.Default]
 }) {}

@@ -1,20 +1,16 @@
 /**
  * Emails in the outbox (migration 0012): what each email delivery sends, as it was when queued,
- * until it is delivered (then only its recipient and subject stay, with the delivery's state, for
- * the listings); and how many an organization queued lately, for its daily quota (EmailQuota.ts).
+ * until it is delivered (then only its recipient and subject stay, for the listings). The
+ * deliveries themselves are the outbox's (Outbox/Deliveries.ts), keyed by the same id.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
-import type { OrganizationRowId } from "../Domain/RowIds.js"
 import type { EmailAttachment } from "./Mailer.js"
 
-/** What an attempt needs: the delivery's state and the message. */
+/** What an attempt needs: the message. */
 export interface EmailAttemptRow {
-  readonly id: number
-  readonly status: string
-  readonly attempts: number
-  readonly max_attempts: number
   readonly message_id: string
   readonly recipient: string
   readonly subject: string
@@ -43,10 +39,8 @@ export class EmailsRepo extends Effect.Service<EmailsRepo>()("Convene/EmailsRepo
 
     const attempt = (deliveryId: number) =>
       direct.first<EmailAttemptRow>(
-        sql`SELECT d.id, d.status, d.attempts, d.max_attempts, e.message_id, e.recipient, e.subject, e.text_body,
-              e.html_body, e.attachments
-            FROM outbox_deliveries d JOIN outbox_emails e ON e.delivery_id = d.id
-            WHERE d.id = ${deliveryId} AND d.channel = 'email'`
+        sql`SELECT message_id, recipient, subject, text_body, html_body, attachments
+            FROM outbox_emails WHERE delivery_id = ${deliveryId}`
       )
 
     /**
@@ -56,26 +50,10 @@ export class EmailsRepo extends Effect.Service<EmailsRepo>()("Convene/EmailsRepo
     const forgetContent = (deliveryId: number) =>
       direct.run(sql`UPDATE outbox_emails SET text_body = '', html_body = '', attachments = '[]' WHERE delivery_id = ${deliveryId}`)
 
-    // The quota's counts: every email delivery of the organization queued after `since` (an ISO
-    // time), whatever its state, on the index `outbox_deliveries_email_quota` (migration 0022).
+    /** Deletes the emails of the given deliveries, which the outbox's retention deletes (Outbox/Retention.ts). */
+    const forgetDeliveries = (deliveryIds: ReadonlyArray<number>) =>
+      direct.run(sql`DELETE FROM outbox_emails WHERE delivery_id IN ${dialectOf(sql).inValues(JSON.stringify(deliveryIds), "integer")}`)
 
-    /** How many emails the organization queued after `since`. */
-    const queuedSince = (organizationId: OrganizationRowId, since: string) =>
-      Effect.map(
-        direct.first<{ readonly n: number }>(sql`SELECT count(*) AS n FROM outbox_deliveries
-          WHERE organization_id = ${organizationId} AND channel = 'email' AND created_at > ${since}`),
-        (row) => Number(row?.n ?? 0)
-      )
-
-    /** When the `nth` oldest (from 1) of the emails the organization queued after `since` was queued. */
-    const nthQueuedSince = (organizationId: OrganizationRowId, since: string, nth: number) =>
-      Effect.map(
-        direct.first<{ readonly created_at: string }>(sql`SELECT created_at FROM outbox_deliveries
-          WHERE organization_id = ${organizationId} AND channel = 'email' AND created_at > ${since}
-          ORDER BY created_at, id LIMIT 1 OFFSET ${nth - 1}`),
-        (row) => row?.created_at
-      )
-
-    return { insert, attempt, forgetContent, queuedSince, nthQueuedSince } as const
+    return { insert, attempt, forgetContent, forgetDeliveries } as const
   })
 }) {}

@@ -20,7 +20,7 @@ import { createTransport } from "nodemailer"
 import { parseConnectionUrl } from "nodemailer/lib/shared"
 import { AppConfig } from "../Config/AppConfig.js"
 import { perDestination } from "../Outbox/Fairness.js"
-import type { EmailSettings } from "./Settings.js"
+import type { EmailSettings } from "../Config/EmailSettings.js"
 
 export const EmailAttachment = Schema.Struct({
   filename: Schema.String,

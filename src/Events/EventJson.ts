@@ -6,7 +6,7 @@
  */
 import { arrayOf, isString, nullOr, parseChecked, struct } from "../Domain/JsonGuard.js"
 import type { Event } from "./Domain.js"
-import type { EventRow } from "./EventsRepo.js"
+import type { EventRow } from "./EventRow.js"
 
 const isStrings = arrayOf(isString)
 const isVirtualLocations = arrayOf(struct({ url: nullOr(isString), password: nullOr(isString), phoneNumber: nullOr(isString), sourceType: nullOr(isString) }))

@@ -6,7 +6,7 @@
 import { blankToNull } from "../Domain/Fields.js"
 import type { CreateEvent, Event, RsvpQuestion, VirtualLocation } from "./Domain.js"
 import { customColumnsOf, eventTagsOf, imagesOf, rsvpQuestionsOf, virtualLocationsOf } from "./EventJson.js"
-import type { EventColumns, EventRow } from "./EventsRepo.js"
+import type { EventColumns, EventRow } from "./EventRow.js"
 
 /** The event's derived `description`: the link preview's, else the RSVP description on one line, else null. */
 export const describeEvent = (linkPreview: string | null, rsvpDescription: string | null): string | null =>

@@ -8,13 +8,14 @@ import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, NotFound } from "../Domain/Errors.js"
-import { onUniqueViolation } from "../SqlErrors.js"
-import { CALENDAR_FIELDS } from "../Calendar/Ics.js"
+import { onUniqueViolation } from "../Db/SqlErrors.js"
+import { CALENDAR_FIELDS } from "./CalendarFields.js"
 import { Outbox } from "../Webhooks/Outbox.js"
 import type { CreateEvent, UpdateEvent } from "./Domain.js"
 import { eventUpdatedBody } from "./EventPayload.js"
 import { columnsOf, defaults, type EventInput, slugify, toEvent } from "./EventMapping.js"
-import { type EventColumns, type EventRow, EventsRepo } from "./EventsRepo.js"
+import type { EventColumns, EventRow } from "./EventRow.js"
+import { EventsRepo } from "./EventsRepo.js"
 
 const duplicateTitle = (titles: ReadonlyArray<string> | undefined, path: string) => {
   const seen = new Set<string>()
@@ -184,7 +185,10 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
       )
     })
 
-    return { find, create, get, list, browse, usualTimezone, freeSlug, update, render } as const
+    /** An event by its row id, as its row holds it: for the features that hold a reference to it (the RSVP page). */
+    const byRowId = repo.byId
+
+    return { find, create, get, list, browse, usualTimezone, freeSlug, update, render, byRowId } as const
   }),
   dependencies: [EventsRepo.Default, Outbox.Default, Ids.Default, Changes.Default]
 }) {}

@@ -1,10 +1,11 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
-import { Api } from "../Api.js"
+import { ApiBase } from "../Http/ApiBase.js"
 import { CurrentCaller } from "../Domain/Caller.js"
 import { Events } from "./Events.js"
+import { EventsApi } from "./Api.js"
 
-export const EventsHttp = HttpApiBuilder.group(Api, "events", (handlers) =>
+export const EventsHttp = HttpApiBuilder.group(ApiBase.add(EventsApi), "events", (handlers) =>
   Effect.gen(function*() {
     const events = yield* Events
     return handlers

@@ -6,7 +6,7 @@
 import { blankToNull } from "../Domain/Fields.js"
 import { emptyKeyed, parseKeyed } from "../Domain/Keyed.js"
 import type { GuestRowId } from "../Domain/RowIds.js"
-import type { EventRow } from "../Events/EventsRepo.js"
+import type { EventRow } from "../Events/EventRow.js"
 import { type ColumnValue, type Guest, type GuestUpdate, isColumnValues } from "./Domain.js"
 import type { GuestRow, LinkRow } from "./GuestsRepo.js"
 

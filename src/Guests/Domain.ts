@@ -3,6 +3,7 @@ import * as Schema from "effect/Schema"
 import { BoundedString, Email, ExactNumber, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 import { isScalar, keyedOf } from "../Domain/JsonGuard.js"
 import { KeyedRecord } from "../Domain/Keyed.js"
+import { atLeast, type Role } from "../Domain/Role.js"
 import { Payment, PaymentStatus } from "../Payments/Domain.js"
 
 export const RsvpStatus = Schema.Literal("Invited", "Accepted", "Declined", "Maybe", "Waitlisted")
@@ -125,3 +126,6 @@ export const Batch = <A, I>(item: Schema.Schema<A, I>) =>
       Schema.maxItems(500, { message: () => "must hold 1 to 500 guests" })
     )
   })
+
+/** Whether the caller sees payment fields at all (below Team Member the payment keys are absent, not null). */
+export const seesPayments = (role: Role) => atLeast(role, "Team Member")

@@ -12,7 +12,7 @@
  */
 import type { GuestPaymentFields } from "../Payments/GuestPayments.js"
 import type { Role } from "../Domain/Role.js"
-import { seesPayments } from "./GuestView.js"
+import { seesPayments } from "./Domain.js"
 
 /**
  * The SQL expression of a guest's JSON text, up to what follows its RSVP link (`tail`). It reads

@@ -20,15 +20,15 @@ import { blankToNull, trimToNull } from "../Domain/Fields.js"
 import { nowIso } from "../Domain/Time.js"
 import { customColumnsOf } from "../Events/EventJson.js"
 import { Events } from "../Events/Events.js"
-import type { EventRow } from "../Events/EventsRepo.js"
+import type { EventRow } from "../Events/EventRow.js"
 import { Conflict, Forbidden, InvalidRequest, NotFound } from "../Domain/Errors.js"
 import { asJsonText, jsonText } from "../Http/JsonText.js"
 import { StreamSlots } from "../Http/StreamSlots.js"
 import { guestPayments, noPurchase } from "../Payments/GuestPayments.js"
-import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
+import { PaymentReads } from "../Payments/PaymentReads.js"
 import { PersonWrites } from "../Persons/PersonWrites.js"
-import { PublicOrigin } from "../PublicOrigin.js"
-import { onUniqueViolation } from "../SqlErrors.js"
+import { PublicOrigin } from "../Runtime/PublicOrigin.js"
+import { onUniqueViolation } from "../Db/SqlErrors.js"
 import { columnChanges, type GuestListChange, statusChange } from "./Changes.js"
 import {
   type Guest,
@@ -38,13 +38,14 @@ import {
   MAX_HISTORY_ENTRIES,
   type NewGuest,
   type QuestionResponse,
-  type RsvpStatus
+  type RsvpStatus,
+  seesPayments
 } from "./Domain.js"
 import { GuestNotifications } from "./GuestNotifications.js"
 import { GuestsCsv } from "./GuestsCsv.js"
 import { type GuestPageQuery, type GuestRow, GuestsRepo } from "./GuestsRepo.js"
 import { paymentTail, rsvpLinkOpen, sharedTail } from "./GuestJson.js"
-import { renderGuests, seesPayments } from "./GuestView.js"
+import { renderGuests } from "./GuestView.js"
 import { searchFilter, type SearchParams } from "./Search.js"
 
 /**
@@ -86,7 +87,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     const streams = yield* StreamSlots
     const repo = yield* GuestsRepo
     const personWrites = yield* PersonWrites
-    const payments = yield* PaymentsRepo
+    const payments = yield* PaymentReads
     const events = yield* Events
     const origin = yield* PublicOrigin
     const notifications = yield* GuestNotifications
@@ -475,7 +476,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
   dependencies: [
     GuestsRepo.Default,
     PersonWrites.Default,
-    PaymentsRepo.Default,
+    PaymentReads.Default,
     Events.Default,
     PublicOrigin.Default,
     GuestNotifications.Default,

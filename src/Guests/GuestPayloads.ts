@@ -6,7 +6,7 @@
  */
 import type { PayloadVariant } from "../Config/AppConfig.js"
 import { virtualLocationsOf } from "../Events/EventJson.js"
-import type { EventRow } from "../Events/EventsRepo.js"
+import type { EventRow } from "../Events/EventRow.js"
 import type { Guest } from "./Domain.js"
 import type { GuestRow } from "./GuestsRepo.js"
 import { type HistoryEntryView, historyOf } from "./GuestView.js"

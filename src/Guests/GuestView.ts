@@ -1,10 +1,10 @@
 /** Guests as the API shows them, from set-loaded rows: no query per guest. */
 import { arrayOf, isString, nullOr, parseChecked, struct, textFields } from "../Domain/JsonGuard.js"
-import { atLeast, type Role } from "../Domain/Role.js"
+import type { Role } from "../Domain/Role.js"
 import type { PersonRowId } from "../Domain/RowIds.js"
-import type { EventRow } from "../Events/EventsRepo.js"
+import type { EventRow } from "../Events/EventRow.js"
 import { type GuestPaymentFields, noPurchase } from "../Payments/GuestPayments.js"
-import { type Guest, isColumnValues, type QuestionResponse } from "./Domain.js"
+import { type Guest, isColumnValues, type QuestionResponse, seesPayments } from "./Domain.js"
 import type { GuestRow } from "./GuestsRepo.js"
 
 export interface HistoryEntryView {
@@ -38,8 +38,6 @@ export interface RenderOptions {
   readonly payments: Map<PersonRowId, GuestPaymentFields> | undefined
 }
 
-/** Whether the caller sees payment fields at all (below Team Member the payment keys are absent, not null). */
-export const seesPayments = (role: Role) => atLeast(role, "Team Member")
 
 const consentOf = (row: GuestRow): Guest["smsConsent"] =>
   row.phone === null

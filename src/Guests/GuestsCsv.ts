@@ -34,15 +34,15 @@ import type { EventRowId, GuestRowId, OrganizationRowId, PersonRowId } from "../
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Events } from "../Events/Events.js"
-import type { EventRow } from "../Events/EventsRepo.js"
+import type { EventRow } from "../Events/EventRow.js"
 import { StreamSlots } from "../Http/StreamSlots.js"
 import { Conflict } from "../Domain/Errors.js"
 import { guestPayments, noPurchase } from "../Payments/GuestPayments.js"
-import { PaymentsRepo } from "../Payments/PaymentsRepo.js"
+import { PaymentReads } from "../Payments/PaymentReads.js"
 import { filledPersonsBatch, firstPhonesBatch, importedColumns, type MatchRow, newPersonsBatch } from "../Persons/PersonBatches.js"
 import { PersonWrites } from "../Persons/PersonWrites.js"
-import { PublicOrigin } from "../PublicOrigin.js"
-import { onUniqueViolation } from "../SqlErrors.js"
+import { PublicOrigin } from "../Runtime/PublicOrigin.js"
+import { onUniqueViolation } from "../Db/SqlErrors.js"
 import { jsonArray, Outbox } from "../Webhooks/Outbox.js"
 import { guestPlanner, type GuestPlan, type PlannedGuest } from "./GuestImportPlan.js"
 import { eventPersonBody, type GuestSnapshot, guestListBody, snapshotOf } from "./GuestPayloads.js"
@@ -56,7 +56,8 @@ import {
   type NewHistory,
   newLinksBatch
 } from "./GuestsRepo.js"
-import { renderGuests, seesPayments } from "./GuestView.js"
+import { seesPayments } from "./Domain.js"
+import { renderGuests } from "./GuestView.js"
 
 /** Guests per batch of an export, as for the JSON list. */
 const EXPORT_BATCH = 1_000
@@ -149,7 +150,7 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
     const streams = yield* StreamSlots
     const repo = yield* GuestsRepo
     const personWrites = yield* PersonWrites
-    const payments = yield* PaymentsRepo
+    const payments = yield* PaymentReads
     const events = yield* Events
     const origin = yield* PublicOrigin
     const outbox = yield* Outbox
@@ -425,7 +426,7 @@ export class GuestsCsv extends Effect.Service<GuestsCsv>()("Convene/GuestsCsv", 
   dependencies: [
     GuestsRepo.Default,
     PersonWrites.Default,
-    PaymentsRepo.Default,
+    PaymentReads.Default,
     Events.Default,
     PublicOrigin.Default,
     Outbox.Default,

@@ -27,7 +27,7 @@ import { normalizeHeader } from "../Csv/CsvImport.js"
 import type { RowErrors } from "../Csv/ImportReport.js"
 import { parseKeyed } from "../Domain/Keyed.js"
 import { customColumnsOf, rsvpQuestionsOf } from "../Events/EventJson.js"
-import type { EventRow } from "../Events/EventsRepo.js"
+import type { EventRow } from "../Events/EventRow.js"
 import type { GuestPaymentFields } from "../Payments/GuestPayments.js"
 import {
   AttendanceStatus,

@@ -10,7 +10,7 @@ import { dialectOf, type JsonFields } from "../Db/Dialect.js"
 import { guestJsonSql } from "./GuestJson.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import { AttendanceStatus, SmsConsent } from "./Domain.js"
-import { likeContains } from "../Persons/Keys.js"
+import { likeContains } from "../Db/SearchKeys.js"
 import { emailKeyOf } from "../Domain/Fields.js"
 import { type EventRowId, GuestRowId, type OrganizationRowId, PersonRowId, rowIdColumn } from "../Domain/RowIds.js"
 

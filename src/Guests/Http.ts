@@ -1,16 +1,16 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
-import { Api } from "../Api.js"
+import { ApiBase } from "../Http/ApiBase.js"
 import { csvResponse } from "../Csv/CsvExport.js"
 import { importAnswer } from "../Csv/ImportReport.js"
 import { ImportSlots } from "../Csv/ImportSlots.js"
 import { CurrentCaller } from "../Domain/Caller.js"
 import { jsonAs } from "../Http/Json.js"
 import { jsonArrayAs } from "../Http/JsonStream.js"
-import { Guests, GuestSearchResult } from "./Api.js"
+import { Guests, GuestsApi, GuestSearchResult } from "./Api.js"
 import { GuestLists } from "./GuestLists.js"
 
-export const GuestsHttp = HttpApiBuilder.group(Api, "guests", (handlers) =>
+export const GuestsHttp = HttpApiBuilder.group(ApiBase.add(GuestsApi), "guests", (handlers) =>
   Effect.gen(function*() {
     const guestLists = yield* GuestLists
     const slots = yield* ImportSlots

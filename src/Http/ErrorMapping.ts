@@ -5,6 +5,9 @@
  * headers some errors carry, logs defects without letting their details reach the body, and sends
  * the answer of a failure that is its own answer (`HttpServerRespondable`: a replayed idempotent
  * request's first answer, Idempotency/IdempotentLive.ts) as it is.
+ *
+ * It knows no feature: the routes whose bodies are not JSON are given to it (`BodyRules`, from the
+ * composition), and the refusals for want of room are `Busy` (Errors.ts), whoever raises them.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiError from "@effect/platform/HttpApiError"
@@ -17,12 +20,10 @@ import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Api } from "../Api.js"
-import { Readiness } from "../Ops/Readiness.js"
-import { csvBodyRoutes, MAX_CSV_BYTES } from "../Csv/CsvBody.js"
-import { isUploadRoute, MAX_UPLOAD_BYTES } from "../Web/Upload.js"
-import { ImportsBusy } from "../Csv/ImportSlots.js"
-import { csvBodies, jsonBodies, tooLarge } from "./JsonBody.js"
+import { Readiness } from "../Runtime/Readiness.js"
+import { ApiBase } from "./ApiBase.js"
+import { BodyRules, MAX_BODY_BYTES } from "./BodyRules.js"
+import { jsonBodies, tooLarge } from "./JsonBody.js"
 import {
   Conflict,
   CursorExpired,
@@ -35,11 +36,8 @@ import {
   Unauthorized,
   Unavailable
 } from "../Domain/Errors.js"
-import { POOL_BUSY, poolTimedOut } from "../SqlErrors.js"
-import { Internal, PayloadTooLarge, RequestTimeout } from "./Errors.js"
-import { StreamsBusy } from "./StreamSlots.js"
-
-export const MAX_BODY_BYTES = 1_048_576
+import { POOL_BUSY, poolTimedOut } from "../Db/SqlErrors.js"
+import { Internal, isBusy, PayloadTooLarge, RequestTimeout } from "./Errors.js"
 
 type ApiError =
   | InvalidRequest
@@ -58,9 +56,6 @@ const apiErrors = [InvalidRequest, Unauthorized, Forbidden, NotFound, Conflict, 
 const isApiError = (u: unknown): u is ApiError => apiErrors.some((E) => u instanceof E)
 
 const bodyTooLarge = tooLarge(MAX_BODY_BYTES)
-
-/** The endpoints that take a CSV file (up to `MAX_CSV_BYTES`) instead of a JSON body (Csv/CsvBody.ts). */
-const csvRoutes = csvBodyRoutes(Api)
 
 const pathOf = (url: string) => {
   const query = url.indexOf("?")
@@ -112,7 +107,7 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
   const defect = Cause.squash(cause)
   // no free import slot or streamed answer (Csv/ImportSlots.ts, Http/StreamSlots.ts), raised by
   // handlers whose endpoints declare no 503
-  if (defect instanceof ImportsBusy || defect instanceof StreamsBusy) return Effect.succeed(busyFor(defect.message, defect.retryAfter))
+  if (isBusy(defect)) return Effect.succeed(busyFor(defect.message, defect.retryAfter))
   if (defect instanceof RequestTimeout) return Effect.succeed(requestTimeout(defect))
   // the JSON body parser's refusals (see JsonBody) reach here as defects of the payload decoder
   if (defect instanceof InvalidRequest || defect instanceof PayloadTooLarge) return Effect.fail(defect)
@@ -147,29 +142,39 @@ const requestTimeout = (error: RequestTimeout) =>
 const busy = busyFor("The service is busy; try again shortly", 1)
 
 /**
- * Bodies are JSON of at most 1 MiB, except on the endpoints that take a CSV file
- * (docs/integrators.md#csv-export-and-import): text of at most 10 MiB there, and only there.
+ * Bodies are JSON of at most 1 MiB, except on the routes a body rule names (`BodyRules`): the
+ * endpoints that take a CSV file (docs/integrators.md#csv-export-and-import), text of at most
+ * 10 MiB there, and only there; the dashboard's uploads, which read their own.
  */
-export const ErrorMappingLive = HttpApiBuilder.middleware(Api, Effect.map(Readiness, (readiness) => (app) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    // the dashboard's file uploads read and bound their own bodies (Web/Upload.ts), and answer pages
-    const upload = isUploadRoute(request.method, pathOf(request.url))
-    const csv = csvRoutes.matches(request.method, pathOf(request.url))
-    const maxBytes = upload ? MAX_UPLOAD_BYTES : csv ? MAX_CSV_BYTES : MAX_BODY_BYTES
-    const declared = Number(request.headers["content-length"] ?? 0)
-    if (!upload && declared > maxBytes) return yield* (csv ? tooLarge(maxBytes) : bodyTooLarge)
-    // reads take no body (HttpApi decodes a GET's parameters from its URL): nothing to wrap
-    if (request.method === "GET" || request.method === "HEAD") return yield* app
-    const refused = yield* Effect.flip(readiness.writable).pipe(Effect.option)
-    if (Option.isSome(refused)) return unavailable(refused.value)
-    const body = upload ? request : csv ? csvBodies(request, maxBytes) : jsonBodies(request, maxBytes)
-    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, body).pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(maxBytes))
+export const ErrorMappingLive = HttpApiBuilder.middleware(ApiBase, Effect.map(Effect.all([Readiness, BodyRules]), ([readiness, rules]) => {
+  const ruleOf = (method: string, path: string) => {
+    for (const routes of rules) {
+      const rule = routes(method, path)
+      if (rule !== undefined) return rule
+    }
+    return undefined
+  }
+  return (app) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const rule = ruleOf(request.method, pathOf(request.url))
+      // a route that reads its own body (the dashboard's uploads: Web/Upload.ts) bounds it and answers pages
+      const own = rule?.read === "own"
+      const maxBytes = rule?.maxBytes ?? MAX_BODY_BYTES
+      const declared = Number(request.headers["content-length"] ?? 0)
+      if (!own && declared > maxBytes) return yield* (rule === undefined ? bodyTooLarge : tooLarge(maxBytes))
+      // reads take no body (HttpApi decodes a GET's parameters from its URL): nothing to wrap
+      if (request.method === "GET" || request.method === "HEAD") return yield* app
+      const refused = yield* Effect.flip(readiness.writable).pipe(Effect.option)
+      if (Option.isSome(refused)) return unavailable(refused.value)
+      const body = rule === undefined ? jsonBodies(request, maxBytes) : rule.read === "own" ? request : rule.read(request, maxBytes)
+      return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, body).pipe(
+        HttpIncomingMessage.withMaxBodySize(Option.some(maxBytes))
+      )
+    }).pipe(
+      Effect.catchAllCause(toApiError),
+      // The API-level type lists only the errors every endpoint can answer; the others re-raised
+      // here come from endpoints that declare them, so the error encoder knows each of them.
+      (effect) => effect as Effect.Effect<HttpServerResponse.HttpServerResponse, InvalidRequest | NotFound | Internal>
     )
-  }).pipe(
-    Effect.catchAllCause(toApiError),
-    // The API-level type lists only the errors every endpoint can answer; the others re-raised
-    // here come from endpoints that declare them, so the error encoder knows each of them.
-    (effect) => effect as Effect.Effect<HttpServerResponse.HttpServerResponse, InvalidRequest | NotFound | Internal>
-  )))
+}))

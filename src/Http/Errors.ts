@@ -25,6 +25,21 @@ export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("Reques
   })
 }
 
+/**
+ * A refusal for want of room (no free import slot, no share of the streamed answers): 503
+ * `unavailable` with `Retry-After`, nothing changed. Raised as a defect by handlers whose
+ * endpoints declare no 503; the error mapping answers any defect that is `Busy` so.
+ */
+export interface Busy {
+  readonly [BusyTypeId]: BusyTypeId
+  readonly message: string
+  /** Seconds after which trying again is sensible. */
+  readonly retryAfter: number
+}
+export const BusyTypeId: unique symbol = Symbol.for("Convene/Busy")
+export type BusyTypeId = typeof BusyTypeId
+export const isBusy = (u: unknown): u is Busy => typeof u === "object" && u !== null && BusyTypeId in u
+
 /** 500: a defect. The body never carries a stack trace or SQL. */
 export class Internal extends Schema.TaggedError<Internal>()("Internal", fields) {
   static readonly Wire = wire(Internal, {

@@ -18,9 +18,7 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as FiberId from "effect/FiberId"
-import { decodeCsvBytes, refusedContentType } from "../Csv/CsvBody.js"
 import { InvalidRequest } from "../Domain/Errors.js"
 import { ClientTimeouts } from "./ClientTimeouts.js"
 import { PayloadTooLarge, RequestTimeout } from "./Errors.js"
@@ -187,28 +185,6 @@ export const readBoundedText = (
   request: HttpServerRequest.HttpServerRequest,
   maxBytes: number
 ): Effect.Effect<string, PayloadTooLarge | RequestTimeout> => Effect.map(readBoundedBytes(request, maxBytes), (bytes) => bytes.toString("utf8"))
-
-/**
- * The request as an endpoint taking `CsvBody` sees it (Csv/CsvBody.ts): a body of any content type
- * but a form upload or a charset other than UTF-8 is read as text, at most `maxBytes` of it, and
- * must be well-formed UTF-8 (400 otherwise, saying where it is not). As with JSON bodies, the text
- * is read once, for the payload and the idempotency fingerprint alike, and the refusals are raised
- * as defects that the error mapping answers as they are.
- */
-export const csvBodies = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): HttpServerRequest.HttpServerRequest => {
-  if (!HttpMethod.hasBody(request.method)) return request
-  const refused = refusedContentType(request.headers["content-type"])
-  // the framework reads a body as text when its content type starts with `text/`
-  const base = request.modify({ headers: Headers.set(request.headers, "content-type", "text/csv") })
-  const read = refused !== undefined
-    ? Effect.die(refused)
-    : Effect.flatMap(Effect.orDie(readBoundedBytes(request, maxBytes, "csv")), (bytes) =>
-      Either.match(decodeCsvBytes(bytes), { onLeft: Effect.die, onRight: Effect.succeed }))
-  const text = once(read)
-  return Object.create(base, {
-    text: { get: () => text }
-  })
-}
 
 /**
  * The request as the API sees it: a body of any content type is read as JSON, at most `maxBytes`

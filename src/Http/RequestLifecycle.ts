@@ -15,8 +15,8 @@ import * as Exit from "effect/Exit"
 import * as LogLevel from "effect/LogLevel"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
-import { logAt } from "../Logging.js"
-import { PublicOrigin } from "../PublicOrigin.js"
+import { logAt } from "../Runtime/Logging.js"
+import { PublicOrigin } from "../Runtime/PublicOrigin.js"
 import { clientOf } from "./ClientAddress.js"
 import { type RequestMetaShape, setRequestMeta } from "./RequestMeta.js"
 
@@ -72,7 +72,7 @@ const statusOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown
  * rather than a chain of effects: a request pays for its id, client, route prefix and log line, not
  * for the fiber steps around them (bench/RESULTS.md, issue 18). Logs written inside the request
  * carry its `requestId` because the logger finds the request's facts from the fiber's request
- * (RequestMeta.ts, Logging.ts).
+ * (RequestMeta.ts, Runtime/Logging.ts).
  */
 export const requestLifecycle = <E, R>(
   app: HttpApp.Default<E, R>

@@ -21,13 +21,15 @@ import type * as Stream from "effect/Stream"
 import type * as SqlError from "@effect/sql/SqlError"
 import { DirectSql } from "../Db/DirectSql.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
+import { type Busy, BusyTypeId } from "./Errors.js"
 import { makeFairShares } from "./FairShares.js"
 
 /** How long a streamed answer waits for a share before it is refused. */
 export const STREAM_WAIT = Duration.seconds(20)
 
 /** Every share this answer could take stayed held for `STREAM_WAIT`: 503 with `Retry-After` (Http/ErrorMapping.ts, Web.guarded). */
-export class StreamsBusy extends Data.TaggedError("StreamsBusy")<{}> {
+export class StreamsBusy extends Data.TaggedError("StreamsBusy")<{}> implements Busy {
+  readonly [BusyTypeId]: BusyTypeId = BusyTypeId
   /** Seconds after which trying again is sensible. */
   readonly retryAfter = 5
   override readonly message = "Other downloads are running; try again shortly"

@@ -1,11 +1,12 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
-import { Api } from "../Api.js"
+import { ApiBase } from "../Http/ApiBase.js"
 import { CurrentCaller } from "../Domain/Caller.js"
 import { EmailNotConfigured } from "../Email/EmailNotConfigured.js"
 import { EventInvitations } from "./Invitations.js"
+import { InvitationsApi } from "./Api.js"
 
-export const InvitationsHttp = HttpApiBuilder.group(Api, "invitations", (handlers) =>
+export const InvitationsHttp = HttpApiBuilder.group(ApiBase.add(InvitationsApi), "invitations", (handlers) =>
   Effect.gen(function*() {
     const invitations = yield* EventInvitations
     return handlers

@@ -114,6 +114,10 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
             WHERE i.event_id = ${eventId} GROUP BY d.status`
       )
 
-    return { guestsByPersonIds, guestsByStatuses, countByStatus, insert, invitedSince, list, countByState } as const
+    /** Deletes the invitations of the given email deliveries, which the outbox's retention deletes (Retention.ts). */
+    const forgetDeliveries = (deliveryIds: ReadonlyArray<number>) =>
+      direct.run(sql`DELETE FROM invitations WHERE delivery_id IN ${d.inValues(JSON.stringify(deliveryIds), "integer")}`)
+
+    return { guestsByPersonIds, guestsByStatuses, countByStatus, insert, invitedSince, list, countByState, forgetDeliveries } as const
   })
 }) {}

@@ -14,7 +14,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { PublicOrigin } from "../PublicOrigin.js"
+import { PublicOrigin } from "../Runtime/PublicOrigin.js"
 import { Assets } from "../Web/Assets.js"
 import { type DocsAssets, loadDocsAssets } from "./DocsAssets.js"
 

@@ -1,9 +1,10 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
-import { Api } from "../Api.js"
-import { Readiness } from "./Readiness.js"
+import { ApiBase } from "../Http/ApiBase.js"
+import { Readiness } from "../Runtime/Readiness.js"
+import { OpsApi } from "./Api.js"
 
-export const OpsHttp = HttpApiBuilder.group(Api, "ops", (handlers) =>
+export const OpsHttp = HttpApiBuilder.group(ApiBase.add(OpsApi), "ops", (handlers) =>
   Effect.gen(function*() {
     const readiness = yield* Readiness
     return handlers

@@ -2,19 +2,20 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { Api } from "../Api.js"
+import { ApiBase } from "../Http/ApiBase.js"
 import { type Caller, CurrentCaller, CurrentSession } from "../Domain/Caller.js"
 import { Invitations, userOfSession } from "./Invitations.js"
+import { ApiTokens } from "../Auth/ApiTokens.js"
 import { MemberAdded, Members } from "./Members.js"
-import { Organizations } from "./Organizations.js"
+import { OrganizationsApi } from "./Api.js"
 
 const signedInUser = Effect.flatMap(CurrentSession, userOfSession)
 
 const organizationOf = (caller: Caller) => ({ id: caller.organizationId, slug: caller.organizationSlug, name: caller.organizationSlug })
 
-export const OrganizationsHttp = HttpApiBuilder.group(Api, "organization", (handlers) =>
+export const OrganizationsHttp = HttpApiBuilder.group(ApiBase.add(OrganizationsApi), "organization", (handlers) =>
   Effect.gen(function*() {
-    const organizations = yield* Organizations
+    const tokens = yield* ApiTokens
     const members = yield* Members
     const invitations = yield* Invitations
     return handlers
@@ -47,7 +48,7 @@ export const OrganizationsHttp = HttpApiBuilder.group(Api, "organization", (hand
       .handle("acceptInvitation", ({ path }) => Effect.flatMap(signedInUser, (userId) => invitations.accept(path.token, userId)))
       .handle("createToken", ({ payload }) =>
         Effect.flatMap(CurrentCaller, (caller) =>
-          Effect.map(organizations.createApiToken(caller.organizationId, payload.name), (created) => ({
+          Effect.map(tokens.createApiToken(caller.organizationId, payload.name), (created) => ({
             tokenId: created.tokenId,
             name: created.name,
             token: Redacted.value(created.token)
@@ -55,10 +56,10 @@ export const OrganizationsHttp = HttpApiBuilder.group(Api, "organization", (hand
       )
       .handle("tokens", () =>
         Effect.flatMap(CurrentCaller, (caller) =>
-          Effect.map(organizations.apiTokens(caller.organizationId), (tokens) => ({ tokens })))
+          Effect.map(tokens.apiTokens(caller.organizationId), (tokens) => ({ tokens })))
       )
       .handle("revokeToken", ({ path }) =>
         Effect.flatMap(CurrentCaller, (caller) =>
-          Effect.as(organizations.revokeApiToken(caller.organizationId, path.tokenId), { success: true } as const))
+          Effect.as(tokens.revokeApiToken(caller.organizationId, path.tokenId), { success: true } as const))
       )
   }))

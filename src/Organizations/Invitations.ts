@@ -20,15 +20,15 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { hashToken } from "../Auth/Secrets.js"
+import { hashToken } from "../Domain/Secrets.js"
 import type { Session } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import type { Role } from "../Domain/Role.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
-import { deleteInBatches, repeatedly, retentionPause } from "../Background.js"
-import { PublicOrigin } from "../PublicOrigin.js"
-import { onUniqueViolation } from "../SqlErrors.js"
+import { deleteInBatches, repeatedly, retentionPause } from "../Runtime/Background.js"
+import { PublicOrigin } from "../Runtime/PublicOrigin.js"
+import { onUniqueViolation } from "../Db/SqlErrors.js"
 import { InvitationsRepo } from "./InvitationsRepo.js"
 import { OrganizationsRepo } from "./OrganizationsRepo.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
@@ -145,7 +145,7 @@ export class Invitations extends Effect.Service<Invitations>()("Convene/Invitati
   dependencies: [InvitationsRepo.Default, OrganizationsRepo.Default, Ids.Default, PublicOrigin.Default]
 }) {}
 
-/** The invitations' retention: a fiber of the server's scope deletes the expired ones (src/Background.ts). */
+/** The invitations' retention: a fiber of the server's scope deletes the expired ones (src/Runtime/Background.ts). */
 export const InvitationsRetentionLive = Layer.scopedDiscard(Effect.gen(function*() {
   const invitations = yield* Invitations
   const pass = invitations.purgeExpired.pipe(

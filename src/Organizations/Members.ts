@@ -12,16 +12,15 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { Auth } from "../Auth/Auth.js"
-import { hashPassword } from "../Auth/Secrets.js"
+import { hashPassword } from "../Domain/Secrets.js"
 import { Ids } from "../Domain/Ids.js"
 import type { Role } from "../Domain/Role.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, NotFound } from "../Domain/Errors.js"
-import { onUniqueViolation, orDieOnStorage } from "../SqlErrors.js"
+import { onUniqueViolation, orDieOnStorage } from "../Db/SqlErrors.js"
 import { Invitations } from "./Invitations.js"
 import { MembersRepo, type OrganizationMemberRow } from "./MembersRepo.js"
-import { type OrganizationRow, OrganizationsRepo, type UserRow } from "./OrganizationsRepo.js"
+import { type OrganizationRow, OrganizationsRepo } from "./OrganizationsRepo.js"
 import { emailKeyOf } from "../Domain/Fields.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
 
@@ -81,7 +80,6 @@ export class Members extends Effect.Service<Members>()("Convene/Members", {
     const users = yield* OrganizationsRepo
     const repo = yield* MembersRepo
     const invitations = yield* Invitations
-    const auth = yield* Auth
     const ids = yield* Ids
 
     /**
@@ -213,59 +211,6 @@ export class Members extends Effect.Service<Members>()("Convene/Members", {
       yield* guarded(organizationId, userId, false, (member) => repo.remove(organizationId, member.id))
     })
 
-    const passwordRule = (password: Redacted.Redacted, path: string) => {
-      const length = Redacted.value(password).length
-      return length < 8 || length > 1024 ? Effect.fail(InvalidRequest.at(path, "must be 8 to 1024 characters")) : Effect.void
-    }
-
-    /**
-     * A user's new password: the hash is replaced, and every sign-in of theirs ends in the same
-     * transaction (login access tokens and dashboard sessions), so whoever signed in with the old
-     * one is out at once.
-     */
-    const replacePassword = (user: UserRow, password: Redacted.Redacted) =>
-      Effect.gen(function*() {
-        const passwordHash = yield* hashPassword(password)
-        return yield* Effect.gen(function*() {
-          yield* users.setPasswordHash({ userId: user.id, passwordHash })
-          const accessTokensEnded = yield* users.endAccessTokens(user.id)
-          yield* auth.endSessions(user.id)
-          return accessTokensEnded
-        }).pipe(sql.withTransaction, Effect.orDie)
-      })
-
-    /**
-     * The operator's recovery of an account (admin CLI), e.g. one that another organization created
-     * with a password of its choosing while the email was new: a new password, and every sign-in
-     * of the user (access tokens, dashboard sessions) ends at once.
-     */
-    const setPassword = Effect.fn("Members.setPassword")(function*(email: string, password: Redacted.Redacted) {
-      yield* passwordRule(password, "password")
-      const user = yield* users.userByEmail(emailKeyOf(email)).pipe(Effect.orDie)
-      if (Option.isNone(user)) return yield* new NotFound({ message: `No user has the email ${email.trim()}` })
-      const accessTokensEnded = yield* replacePassword(user.value, password)
-      return { email: user.value.email, userId: user.value.public_id, accessTokensEnded }
-    })
-
-    /**
-     * A signed-in user's change of their own password (the dashboard's Account page). The current
-     * password is checked under the sign-in lockout (`Auth.verify`, for the client address `client`:
-     * a wrong one counts as a failed sign-in, and a locked email is refused even with the right
-     * one); then every sign-in of the user ends, the one that made the change included.
-     */
-    const changePassword = Effect.fn("Members.changePassword")(function*(
-      userId: number,
-      current: Redacted.Redacted,
-      password: Redacted.Redacted,
-      client: string
-    ) {
-      yield* passwordRule(password, "newPassword")
-      const user = yield* users.userById(userId).pipe(Effect.orDie)
-      if (Option.isNone(user)) return yield* new NotFound({ message: "No such user" })
-      yield* auth.verify(user.value.email, current, client)
-      yield* replacePassword(user.value, password)
-    })
-
     return {
       add,
       addDirectly,
@@ -273,10 +218,8 @@ export class Members extends Effect.Service<Members>()("Convene/Members", {
       active,
       changeRole,
       remove,
-      setPassword,
-      changePassword,
       revokeInvitation: invitations.revoke
     } as const
   }),
-  dependencies: [OrganizationsRepo.Default, MembersRepo.Default, Invitations.Default, Auth.Default, Ids.Default]
+  dependencies: [OrganizationsRepo.Default, MembersRepo.Default, Invitations.Default, Ids.Default]
 }) {}

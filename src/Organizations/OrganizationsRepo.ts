@@ -1,9 +1,8 @@
-/** Organizations, users, memberships and API tokens in the database (and the end of a user's access tokens). */
+/** Organizations, users and memberships in the database. */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { CredentialCache } from "../Auth/CredentialCache.js"
 import { Role } from "../Domain/Role.js"
 import { type OrganizationRowId, rowIdColumn } from "../Domain/RowIds.js"
 
@@ -31,19 +30,9 @@ export const MemberRow = Schema.Struct({
 export const MembershipRow = Schema.Struct({ organization_id: rowIdColumn.organization, slug: Schema.String, name: Schema.String, role: Role })
 export type MembershipRow = typeof MembershipRow.Type
 
-export const ApiTokenRow = Schema.Struct({
-  public_id: Schema.String,
-  name: Schema.String,
-  created_at: Schema.String,
-  last_used_at: Schema.NullOr(Schema.String),
-  revoked_at: Schema.NullOr(Schema.String)
-})
-
 export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Convene/OrganizationsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    // the writes that can end a credential make the remembered ones be looked up again
-    const credentials = yield* CredentialCache
 
     const organizationBySlug = SqlSchema.findOne({
       Request: Schema.String,
@@ -84,16 +73,6 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Conv
     const setPasswordHash = (row: { userId: number; passwordHash: string }) =>
       sql`UPDATE users SET password_hash = ${row.passwordHash} WHERE id = ${row.userId}`
 
-    /**
-     * Ends every login access token of a user, when their password is replaced. (The table is
-     * written by `Auth` at login; this is the one other write, and it only removes.)
-     */
-    const endAccessTokens = (userId: number) =>
-      sql`DELETE FROM access_tokens WHERE user_id = ${userId} RETURNING id`.pipe(
-        Effect.map((rows) => rows.length),
-        Effect.tap(credentials.forget)
-      )
-
     const membershipsOfUser = SqlSchema.findAll({
       Request: Schema.Number,
       Result: MembershipRow,
@@ -122,34 +101,6 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Conv
             WHERE m.organization_id = ${organizationId} ORDER BY m.created_at, u.id`
     })
 
-    const insertApiToken = (row: {
-      publicId: string
-      organizationId: OrganizationRowId
-      name: string
-      tokenHash: Uint8Array
-      createdAt: string
-    }) =>
-      sql`INSERT INTO api_tokens (public_id, organization_id, name, token_hash, created_at)
-          VALUES (${row.publicId}, ${row.organizationId}, ${row.name}, ${row.tokenHash}, ${row.createdAt})`
-
-    const apiTokenExists = (tokenHash: Uint8Array) =>
-      sql`SELECT 1 AS found FROM api_tokens WHERE token_hash = ${tokenHash}`.pipe(Effect.map((rows) => rows.length > 0))
-
-    const apiTokens = SqlSchema.findAll({
-      Request: Schema.Number,
-      Result: ApiTokenRow,
-      execute: (organizationId) =>
-        sql`SELECT public_id, name, created_at, last_used_at, revoked_at FROM api_tokens
-            WHERE organization_id = ${organizationId} ORDER BY id`
-    })
-
-    const revokeApiToken = (row: { organizationId: OrganizationRowId; publicId: string; revokedAt: string }) =>
-      sql`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ${row.revokedAt})
-          WHERE organization_id = ${row.organizationId} AND public_id = ${row.publicId} RETURNING id`.pipe(
-        Effect.map((rows) => rows.length > 0),
-        Effect.tap(credentials.forget)
-      )
-
     return {
       organizationBySlug,
       insertOrganization,
@@ -157,16 +108,10 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Conv
       userById,
       insertUser,
       setPasswordHash,
-      endAccessTokens,
       membershipsOfUser,
       membership,
       insertMembership,
-      members,
-      insertApiToken,
-      apiTokenExists,
-      apiTokens,
-      revokeApiToken
+      members
     } as const
-  }),
-  dependencies: [CredentialCache.Default]
+  })
 }) {}

@@ -47,15 +47,12 @@ import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../Config/AppConfig.js"
-import { emailChannel } from "../Email/EmailChannel.js"
-import { Mailer } from "../Email/Mailer.js"
-import { webhookChannel } from "../Webhooks/WebhookChannel.js"
-import { WebhooksRepo } from "../Webhooks/WebhooksRepo.js"
-import { EmailsRepo } from "../Email/EmailsRepo.js"
 import { Ids } from "../Domain/Ids.js"
+import { type Channel, Channels } from "./Channel.js"
 import { perDestination, perOrganization } from "./Fairness.js"
 import { type Claimant, outboxClaimant } from "./Instances.js"
-import { type AtTheirShare, type DeliveryChannel, type DueDelivery, type Lease, OutboxRepo } from "./OutboxRepo.js"
+import { type AtTheirShare, type DueDelivery, type Lease, OutboxRepo } from "./OutboxRepo.js"
+import { makeHandOver } from "./HandOver.js"
 import { OutboxWakeups } from "./Wakeups.js"
 
 /** How long a claim lasts beyond the attempt's own timeout. */
@@ -73,17 +70,6 @@ const AFTER_PULSE: ReadonlyArray<number> = [10, 40, 150, 400]
 /** How often an instance on PostgreSQL looks for the leases of instances that are gone (Outbox/Instances.ts). */
 const ABANDONED_SWEEP = Duration.seconds(2)
 
-/** How one channel sends: the dispatcher claims, a channel attempts and records. */
-export interface Channel {
-  readonly name: DeliveryChannel
-  /**
-   * One attempt at a claimed delivery, its outcome recorded whole or not at all, and only while
-   * the delivery still holds `lease` (OutboxRepo.record). An interruption before recording leaves
-   * the claim to be released (the attempt is not counted).
-   */
-  readonly deliver: (id: number, lease: Lease) => Effect.Effect<void, unknown>
-}
-
 /** A claimed delivery: its lease names the claim, and its claimant's fence stops its attempt. */
 interface Claimed extends DueDelivery {
   readonly lease: Lease
@@ -95,6 +81,7 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
   Effect.gen(function*() {
     const { shutdownGracePeriod, webhooks } = yield* AppConfig
     const repo = yield* OutboxRepo
+    const handOver = yield* makeHandOver
     const wakeups = yield* OutboxWakeups
     const claimants = yield* outboxClaimant
     const byName = new Map(channels.map((c) => [c.name, c]))
@@ -141,7 +128,7 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
           fenced
             ? Effect.ignore(repo.release(item.id, item.lease))
             : Effect.raceFirst(
-              byName.get(item.channel)!.deliver(item.id, item.lease).pipe(
+              handOver(byName.get(item.channel)!, item.id, item.lease).pipe(
                 Effect.onInterrupt(() => Effect.ignore(repo.release(item.id, item.lease)))
               ),
               Deferred.await(item.claimant.fenced)
@@ -284,11 +271,10 @@ export const dispatch = (channels: ReadonlyArray<Channel>) =>
   })
 
 /**
- * The dispatcher of the service: webhooks and emails. The channels' own resources (the HTTP
- * agent, the SMTP connections) are closed after the pool stops.
+ * The dispatcher of the service, over the channels the composition gives it (`Channels`: webhooks
+ * and emails, src/Server.ts). The channels' own resources (the HTTP agent, the SMTP connections)
+ * are their layers', closed after the pool stops.
  */
-export const DispatcherLive = Layer.scopedDiscard(Effect.gen(function*() {
-  const webhooks = yield* webhookChannel
-  const emails = yield* emailChannel
-  yield* dispatch([webhooks, emails])
-})).pipe(Layer.provide([OutboxRepo.Default, OutboxWakeups.Default, WebhooksRepo.Default, EmailsRepo.Default, Mailer.Default, Ids.Default]))
+export const DispatcherLive = Layer.scopedDiscard(Effect.flatMap(Channels, dispatch)).pipe(
+  Layer.provide([OutboxRepo.Default, OutboxWakeups.Default, Ids.Default])
+)

@@ -1,36 +1,20 @@
 /**
- * The outbox's deliveries, whatever their channel (migration 0012): one row per message to send,
- * with its state (`pending` until `delivered`, `failed` or `cancelled`), its attempts, when the next
- * one is due, and the lease (`claimed_until`, `claimed_by`) of an attempt in progress. Only the outbox writes
- * these rows; each channel keeps what it sends in its own table (webhook messages, emails).
+ * The outbox's deliveries as the dispatcher sees them (migration 0012): one row per message to
+ * send, with its state (`pending` until `delivered`, `failed` or `cancelled`), its attempts, when the
+ * next one is due, its size (`bytes`, migration 0024) and the lease (`claimed_until`, `claimed_by`)
+ * of an attempt in progress: what is due, claims, releases and outcomes. What the features ask of
+ * the outbox (new deliveries, retries, cancellations, the delivery logs) is `Deliveries`
+ * (Deliveries.ts). Only the outbox writes these rows; each channel keeps what it sends in its own
+ * tables (webhook messages, emails), which the outbox never reads.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
-import type { OrganizationRowId } from "../Domain/RowIds.js"
+import { type DeliveryChannel, LARGE_PAYLOAD_BYTES, type Outcome } from "./Channel.js"
 
-export type DeliveryChannel = "webhook" | "email"
-export const DELIVERY_CHANNELS: ReadonlyArray<DeliveryChannel> = ["webhook", "email"]
-
-export type DeliveryStatus = "pending" | "delivered" | "failed" | "cancelled"
-
-export interface Outcome {
-  readonly deliveryId: number
-  readonly status: "pending" | "delivered" | "failed"
-  /** The receiver's status: an HTTP status, an SMTP reply code; null when none came. */
-  readonly statusCode: number | null
-  readonly error: string | null
-  /** The start of the receiver's answer (null when none came). */
-  readonly response: string | null
-  readonly nextAttemptAt: number | null
-}
-
-/**
- * A delivery whose message is larger than this (in bytes) is large: the dispatcher attempts one
- * large delivery at a time (Dispatcher.ts). Only webhook messages are ever that large.
- */
-export const LARGE_PAYLOAD_BYTES = 4 * 1024 * 1024
 
 /**
  * A claim's lease: when it runs out (epoch milliseconds), and its claimant (Outbox/Instances.ts).
@@ -70,48 +54,11 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
     const d = dialectOf(sql)
-    /** PostgreSQL locks the rows a claim picks, skipping those another claim holds; SQLite has one writer. */
-    const skipLocked = sql.onDialectOrElse({ pg: () => sql.literal("FOR UPDATE SKIP LOCKED"), orElse: () => sql.literal("") })
-    /** SQLite's CROSS JOIN keeps the JSON rows the outer loop; PostgreSQL's CROSS JOIN takes no ON. */
-    const joinMessages = sql.onDialectOrElse({ pg: () => sql.literal("JOIN"), orElse: () => sql.literal("CROSS JOIN") })
-
-    /** A new pending delivery, due at `dueAt`; answers its row id. Runs in the caller's transaction. */
-    const insert = (row: {
-      readonly publicId: string
-      readonly channel: DeliveryChannel
-      readonly organizationId: OrganizationRowId
-      readonly webhook?: { readonly messageId: number; readonly webhookId: number }
-      readonly maxAttempts: number
-      readonly dueAt: number
-      readonly at: string
-    }) =>
-      direct.insert(sql`INSERT INTO outbox_deliveries
-            (public_id, channel, organization_id, message_id, webhook_id, status, max_attempts, next_attempt_at, created_at, updated_at)
-          VALUES (${row.publicId}, ${row.channel}, ${row.organizationId}, ${row.webhook?.messageId ?? null},
-                  ${row.webhook?.webhookId ?? null}, 'pending', ${row.maxAttempts}, ${row.dueAt}, ${row.at}, ${row.at}) RETURNING id`)
-
     /**
-     * Pending webhook deliveries in one set-based statement: `rows` is the JSON text of an array of
-     * `[publicId, messagePublicId, webhookId]`, inserted in its order. Runs in the caller's transaction.
-     */
-    const insertWebhookDeliveries = (batch: {
-      readonly organizationId: OrganizationRowId
-      readonly maxAttempts: number
-      readonly dueAt: number
-      readonly at: string
-      readonly rows: string
-    }) =>
-      direct.run(sql`INSERT INTO outbox_deliveries
-            (public_id, channel, organization_id, message_id, webhook_id, status, max_attempts, next_attempt_at, created_at, updated_at)
-          SELECT ${d.at(0)}, 'webhook', ${batch.organizationId}, m.id, ${d.at(2, "integer")}, 'pending', ${batch.maxAttempts},
-                 ${batch.dueAt}, ${batch.at}, ${batch.at}
-          FROM ${d.rows(batch.rows)} ${joinMessages} webhook_messages m ON m.public_id = ${d.at(1)}
-          ORDER BY j.key`)
-
-    /**
-     * A delivery's destination, the unit of the per-destination share: its webhook registration
-     * (`webhook:<id>`), or the channel's one server (`email`). Read with the due deliveries and
-     * matched by `notAtTheirShare`, so it is written here only.
+     * A delivery's destination, the unit of the per-destination share: its channel and destination
+     * row (a webhook registration: `webhook:<id>`), or its channel alone when the channel has one
+     * destination (`email`, the SMTP server). Read with the due deliveries and matched by
+     * `notAtTheirShare`, so it is written here only.
      */
     const destinationOf = sql.literal("CASE WHEN d.webhook_id IS NULL THEN d.channel ELSE d.channel || ':' || d.webhook_id END")
 
@@ -124,18 +71,16 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
 
     /**
      * A channel's due deliveries not claimed by an attempt in progress, oldest due first, but for
-     * those `skip` leaves out; with `large` false, large ones are left out (their size is read from
-     * the record's header, not from the body).
+     * those `skip` leaves out; with `large` false, large ones are left out (by their `bytes`).
      */
     const due = (channel: DeliveryChannel, now: number, limit: number, large: boolean, skip: AtTheirShare) =>
       Effect.map(
-        direct.rows<{ id: number; destination: string; organization_id: number; next_attempt_at: number; bytes: number | null }>(
-          sql`SELECT d.id, ${destinationOf} AS destination, d.organization_id, d.next_attempt_at,
-                coalesce(m.payload_bytes, octet_length(m.payload)) AS bytes
-              FROM outbox_deliveries d LEFT JOIN webhook_messages m ON m.id = d.message_id
+        direct.rows<{ id: number; destination: string; organization_id: number; next_attempt_at: number; bytes: number }>(
+          sql`SELECT d.id, ${destinationOf} AS destination, d.organization_id, d.next_attempt_at, d.bytes
+              FROM outbox_deliveries d
               WHERE d.channel = ${channel} AND d.status = 'pending' AND d.next_attempt_at <= ${now}
                 AND (d.claimed_until IS NULL OR d.claimed_until < ${now}) AND ${notAtTheirShare(skip)}
-                ${large ? sql.literal("") : sql`AND coalesce(m.payload_bytes, octet_length(m.payload), 0) <= ${LARGE_PAYLOAD_BYTES}`}
+                ${large ? sql.literal("") : sql`AND d.bytes <= ${LARGE_PAYLOAD_BYTES}`}
               ORDER BY d.next_attempt_at, d.id LIMIT ${limit}`
         ),
         (rows) =>
@@ -145,7 +90,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
             destination: r.destination,
             organizationId: r.organization_id,
             dueAt: r.next_attempt_at,
-            large: (r.bytes ?? 0) > LARGE_PAYLOAD_BYTES
+            large: Number(r.bytes) > LARGE_PAYLOAD_BYTES
           }))
       )
 
@@ -156,12 +101,9 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
     const nextDue = (now: number, large: boolean, skip: AtTheirShare) =>
       Effect.map(
         direct.first<{ at: number | null }>(
-          large
-            ? sql`SELECT min(d.next_attempt_at) AS at FROM outbox_deliveries d
-                WHERE d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < ${now}) AND ${notAtTheirShare(skip)}`
-            : sql`SELECT min(d.next_attempt_at) AS at FROM outbox_deliveries d LEFT JOIN webhook_messages m ON m.id = d.message_id
-                WHERE d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < ${now}) AND ${notAtTheirShare(skip)}
-                  AND coalesce(m.payload_bytes, octet_length(m.payload), 0) <= ${LARGE_PAYLOAD_BYTES}`
+          sql`SELECT min(d.next_attempt_at) AS at FROM outbox_deliveries d
+              WHERE d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < ${now}) AND ${notAtTheirShare(skip)}
+                ${large ? sql.literal("") : sql`AND d.bytes <= ${LARGE_PAYLOAD_BYTES}`}`
         ),
         (row) => row?.at ?? null
       )
@@ -196,7 +138,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
           WHERE id IN (SELECT id FROM outbox_deliveries
                        WHERE id IN ${d.inValues(JSON.stringify(ids), "integer")} AND status = 'pending' AND next_attempt_at <= ${now}
                          AND (claimed_until IS NULL OR claimed_until < ${now})
-                       LIMIT ${ids.length} ${skipLocked})
+                       LIMIT ${ids.length} ${d.skipLocked})
           RETURNING id`,
         (rows) => new Set(rows.map((r) => Number(r.id)))
       )
@@ -225,28 +167,20 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
         (rows) => rows.length > 0
       )
 
-    /** One more attempt, now, for a failed or cancelled delivery. */
-    const retry = (id: number, now: number, at: string) =>
-      sql`UPDATE outbox_deliveries SET status = 'pending', max_attempts = attempts + 1, next_attempt_at = ${now},
-            claimed_until = NULL, claimed_by = NULL, updated_at = ${at}
-          WHERE id = ${id} AND status IN ('failed', 'cancelled')`
+    /** What an attempt of a claimed delivery needs to know of it (none once it is gone; another shape is a defect). */
+    const stateQuery = SqlSchema.findOne({
+      Request: Schema.Number,
+      Result: Schema.Struct({
+        status: Schema.String,
+        attempts: Schema.Number,
+        max_attempts: Schema.Number,
+        message_id: Schema.NullOr(Schema.Number),
+        webhook_id: Schema.NullOr(Schema.Number)
+      }),
+      execute: (id) => sql`SELECT status, attempts, max_attempts, message_id, webhook_id FROM outbox_deliveries WHERE id = ${id}`
+    })
+    const state = (id: number) => stateQuery(id).pipe(Effect.catchTag("ParseError", Effect.die))
 
-    /** Ends every pending delivery to a webhook registration as cancelled. */
-    const cancelPendingOfWebhook = (webhookId: number, reason: string, at: string) =>
-      sql`UPDATE outbox_deliveries SET status = 'cancelled', last_error = ${reason}, next_attempt_at = NULL,
-            claimed_until = NULL, claimed_by = NULL, updated_at = ${at}
-          WHERE webhook_id = ${webhookId} AND status = 'pending'`
-
-    return {
-      insert,
-      insertWebhookDeliveries,
-      due,
-      nextDue,
-      claim,
-      release,
-      record,
-      retry,
-      cancelPendingOfWebhook
-    } as const
+    return { due, nextDue, claim, release, record, state } as const
   })
 }) {}

@@ -3,24 +3,44 @@
  * `OUTBOX_RETENTION` (default 30 days) after they ended (`updated_at`), for the logs, then deleted,
  * with what only they referred to: an email delivery's message (`outbox_emails`) and the invitation
  * that names it, and the webhook messages (and their parts) no delivery refers to any more. Pending
- * deliveries are kept until they end, however old.
+ * deliveries are kept until they end, however old. What refers to deliveries is in other features'
+ * tables, which their owners delete (`DeliveryReferrers`, given by the composition: src/Server.ts).
  *
  * A fiber owned by the server's scope runs a pass at start and then every tenth of the retention
- * (at most every 10 minutes: src/Background.ts's `retentionPause`). A pass deletes the oldest
+ * (at most every 10 minutes: src/Runtime/Background.ts's `retentionPause`). A pass deletes the oldest
  * first, in batches of `PRUNE_BATCH` deliveries, each a write transaction of its own, so that the
  * write lock is never held long and writers go on between batches; on either engine. A pass that
  * fails (the database unreachable a while) is logged and the next one tries again
- * (src/Background.ts). The admin CLI does not run it.
+ * (src/Runtime/Background.ts). The admin CLI does not run it.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { repeatedly, retentionPause } from "../Background.js"
+import * as Schema from "effect/Schema"
+import { repeatedly, retentionPause } from "../Runtime/Background.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
+
+/** What refers to the outbox's deliveries from a feature's tables, deleted with them by their owner. */
+export interface DeliveryReferrer {
+  /** Deletes what refers to the deliveries `ids`, before they are deleted (in the same transaction). */
+  readonly beforeDeliveries?: (ids: ReadonlyArray<number>) => Effect.Effect<void, SqlError>
+  /** Deletes the messages of the rows `messageRows`, which no delivery refers to any more (in the same transaction). */
+  readonly unreferencedMessages?: (messageRows: ReadonlyArray<number>) => Effect.Effect<void, SqlError>
+}
+
+/** The features' referrers: the retention runs them in every batch. */
+export class DeliveryReferrers extends Context.Tag("Convene/DeliveryReferrers")<DeliveryReferrers, ReadonlyArray<DeliveryReferrer>>() {
+  /** The referrers the given effects make (each from its feature's services). */
+  static readonly layer = <R>(...makers: ReadonlyArray<Effect.Effect<DeliveryReferrer, never, R>>): Layer.Layer<DeliveryReferrers, never, R> =>
+    Layer.effect(DeliveryReferrers, Effect.all(makers))
+}
 
 /** Deliveries deleted per transaction, oldest first. */
 export const PRUNE_BATCH = 500
@@ -33,8 +53,20 @@ export const pruneOutbox = (retention: Duration.Duration, batchSize = PRUNE_BATC
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
+    const referrers = yield* DeliveryReferrers
     const d = dialectOf(sql)
     const cutoff = new Date((yield* Clock.currentTimeMillis) - Duration.toMillis(retention)).toISOString()
+
+    /** Which of the given messages a delivery still refers to. */
+    const stillReferenced = (messageIds: ReadonlyArray<number>) =>
+      SqlSchema.findAll({
+        Request: Schema.String,
+        Result: Schema.Struct({ message_id: Schema.Number }),
+        execute: (json) => sql`SELECT DISTINCT message_id FROM outbox_deliveries WHERE message_id IN ${d.inValues(json, "integer")}`
+      })(JSON.stringify(messageIds)).pipe(
+        Effect.map((rows) => new Set(rows.map((r) => r.message_id))),
+        Effect.catchTag("ParseError", Effect.die)
+      )
 
     /** One batch, in one write transaction: answers how many deliveries it deleted. */
     const batch = Effect.gen(function*() {
@@ -45,22 +77,21 @@ export const pruneOutbox = (retention: Duration.Duration, batchSize = PRUNE_BATC
             ORDER BY updated_at LIMIT ${batchSize}`
       )
       if (rows.length === 0) return 0
-      const ids = d.inValues(JSON.stringify(rows.map((r) => r.id)), "integer")
+      const deliveryIds = rows.map((r) => r.id)
+      const ids = d.inValues(JSON.stringify(deliveryIds), "integer")
       // an email's message and its invitation go with it (an email delivery never becomes
       // pending again); a webhook delivery retried meanwhile on PostgreSQL (a single statement,
       // outside the write lock) is pending again, and stays
-      yield* direct.run(sql`DELETE FROM invitations WHERE delivery_id IN ${ids}`)
-      yield* direct.run(sql`DELETE FROM outbox_emails WHERE delivery_id IN ${ids}`)
+      for (const referrer of referrers) if (referrer.beforeDeliveries) yield* referrer.beforeDeliveries(deliveryIds)
       yield* direct.run(sql`DELETE FROM outbox_deliveries WHERE id IN ${ids} AND status <> 'pending'`)
       const messageIds = [...new Set(rows.flatMap((r) => r.message_id === null ? [] : [r.message_id]))]
       if (messageIds.length > 0) {
         // the messages no delivery refers to any more (index outbox_deliveries_message)
-        const messages = d.inValues(JSON.stringify(messageIds), "integer")
-        const unreferenced = (column: string) =>
-          sql`${sql.literal(column)} IN ${messages}
-              AND NOT EXISTS (SELECT 1 FROM outbox_deliveries d WHERE d.message_id = ${sql.literal(column)})`
-        yield* direct.run(sql`DELETE FROM webhook_message_parts WHERE ${unreferenced("webhook_message_parts.message_id")}`)
-        yield* direct.run(sql`DELETE FROM webhook_messages WHERE ${unreferenced("webhook_messages.id")}`)
+        const referenced = yield* stillReferenced(messageIds)
+        const unreferenced = messageIds.filter((id) => !referenced.has(id))
+        if (unreferenced.length > 0) {
+          for (const referrer of referrers) if (referrer.unreferencedMessages) yield* referrer.unreferencedMessages(unreferenced)
+        }
       }
       return rows.length
     })

@@ -1,10 +1,11 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
-import { Api } from "../Api.js"
+import { ApiBase } from "../Http/ApiBase.js"
 import { CurrentCaller } from "../Domain/Caller.js"
 import { Payments } from "./Payments.js"
+import { PaymentsApi } from "./Api.js"
 
-export const PaymentsHttp = HttpApiBuilder.group(Api, "payments", (handlers) =>
+export const PaymentsHttp = HttpApiBuilder.group(ApiBase.add(PaymentsApi), "payments", (handlers) =>
   Effect.gen(function*() {
     const payments = yield* Payments
     return handlers

@@ -8,11 +8,11 @@ import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Events } from "../Events/Events.js"
-import type { EventRow } from "../Events/EventsRepo.js"
-import { GuestReads } from "../Guests/GuestReads.js"
+import type { EventRow } from "../Events/EventRow.js"
 import { InvalidRequest, NotFound } from "../Domain/Errors.js"
-import { onUniqueViolation, orDieOnStorage } from "../SqlErrors.js"
+import { onUniqueViolation, orDieOnStorage } from "../Db/SqlErrors.js"
 import type { NewPurchase, NewRefund } from "./Domain.js"
+import { GuestLinks } from "./GuestLinks.js"
 import { PaymentsRepo } from "./PaymentsRepo.js"
 
 const ticketed = (event: EventRow) =>
@@ -22,7 +22,7 @@ export class Payments extends Effect.Service<Payments>()("Convene/Payments", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* PaymentsRepo
-    const guests = yield* GuestReads
+    const guests = yield* GuestLinks
     const events = yield* Events
     const ids = yield* Ids
     const changeFeed = yield* Changes
@@ -47,7 +47,7 @@ export class Payments extends Effect.Service<Payments>()("Convene/Payments", {
       const itemIds = yield* Effect.forEach(input.items, () => ids.uuid)
       const invoiceNumber = input.invoiceNumber ?? `INV-${purchaseId.slice(0, 8).toUpperCase()}`
       return yield* Effect.gen(function*() {
-        const links = yield* guests.activeLinks(event.id, caller.organizationId, input.items.map((i) => i.personId))
+        const links = yield* guests.onList(event.id, caller.organizationId, input.items.map((i) => i.personId))
         const missing = input.items.findIndex((item) => !links.has(item.personId))
         if (missing !== -1) return yield* InvalidRequest.at(`items.${missing}.personId`, "is not on the guest list")
         const id = yield* repo.insertPurchase({ publicId: purchaseId, eventId: event.id, invoiceNumber, at })
@@ -65,7 +65,7 @@ export class Payments extends Effect.Service<Payments>()("Convene/Payments", {
           yield* repo.insertItem({
             publicId: item.itemId,
             purchase_id: id,
-            person_id: links.get(item.personId)!.person_id,
+            person_id: links.get(item.personId)!,
             type: item.type,
             subtotal: item.subtotal,
             tax: item.tax,
@@ -123,5 +123,5 @@ export class Payments extends Effect.Service<Payments>()("Convene/Payments", {
 
     return { purchase, refund, dispute } as const
   }),
-  dependencies: [PaymentsRepo.Default, GuestReads.Default, Events.Default, Ids.Default, Changes.Default]
+  dependencies: [PaymentsRepo.Default, Events.Default, Ids.Default, Changes.Default]
 }) {}

@@ -12,7 +12,7 @@ import { emptyKeyed } from "../Domain/Keyed.js"
 import type { OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, Issue } from "../Domain/Errors.js"
-import { onUniqueViolation } from "../SqlErrors.js"
+import { onUniqueViolation } from "../Db/SqlErrors.js"
 import { CustomFieldsRepo, type NewValue, type ValueRow } from "./CustomFieldsRepo.js"
 import type { RowBatch } from "./PersonBatches.js"
 import {

@@ -1,6 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
-import { Api } from "../Api.js"
+import { ApiBase } from "../Http/ApiBase.js"
 import { csvResponse } from "../Csv/CsvExport.js"
 import { importAnswer } from "../Csv/ImportReport.js"
 import { ImportSlots } from "../Csv/ImportSlots.js"
@@ -9,8 +9,9 @@ import { jsonAs } from "../Http/Json.js"
 import { CustomFields } from "./CustomFields.js"
 import { PersonDetail } from "./Domain.js"
 import { Persons } from "./Persons.js"
+import { CustomFieldsApi, PersonsApi } from "./Api.js"
 
-export const PersonsHttp = HttpApiBuilder.group(Api, "persons", (handlers) =>
+export const PersonsHttp = HttpApiBuilder.group(ApiBase.add(PersonsApi), "persons", (handlers) =>
   Effect.gen(function*() {
     const persons = yield* Persons
     const slots = yield* ImportSlots
@@ -45,7 +46,7 @@ export const PersonsHttp = HttpApiBuilder.group(Api, "persons", (handlers) =>
       .handle("unarchive", ({ path }) => Effect.flatMap(CurrentCaller, (caller) => persons.unarchive(caller, path.id)))
   }))
 
-export const CustomFieldsHttp = HttpApiBuilder.group(Api, "customFields", (handlers) =>
+export const CustomFieldsHttp = HttpApiBuilder.group(ApiBase.add(CustomFieldsApi), "customFields", (handlers) =>
   Effect.gen(function*() {
     const customFields = yield* CustomFields
     return handlers

@@ -3,7 +3,8 @@
  * serialized ahead of their transaction as the JSON arrays `json_each` reads: the transaction then
  * spends its time in SQLite, not in building its parameters. `PersonWrites` runs them.
  */
-import { nameGrams, nameKeyOf } from "./Keys.js"
+import { nameGrams } from "../Db/SearchKeys.js"
+import { nameKeyOf } from "./Keys.js"
 import { emailKeyOf } from "../Domain/Fields.js"
 import type { PersonRowId } from "../Domain/RowIds.js"
 

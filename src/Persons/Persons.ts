@@ -10,12 +10,11 @@ import { Ids } from "../Domain/Ids.js"
 import type { PersonRowId } from "../Domain/RowIds.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, fromParseError, InvalidRequest, Issue, NotFound } from "../Domain/Errors.js"
-import { HistoryEntry } from "../Guests/Domain.js"
-import { GuestReads } from "../Guests/GuestReads.js"
-import { onUniqueViolation, orDieOnStorage } from "../SqlErrors.js"
+import { onUniqueViolation, orDieOnStorage } from "../Db/SqlErrors.js"
 import { ContactsCsv } from "./ContactsCsv.js"
 import { CustomFields, render, resolveChanges } from "./CustomFields.js"
 import { type CreatePerson, MAX_IDS, type PersonDetail, UpdatePerson } from "./Domain.js"
+import { EventHistory } from "./EventHistory.js"
 import { nameKeyOf } from "./Keys.js"
 import { type Found, type PersonRow, PersonsRepo, profileColumns } from "./PersonsRepo.js"
 import { toPerson } from "./PersonView.js"
@@ -40,8 +39,6 @@ export type BulkResult =
 const emailTaken = (email: string) => new Conflict({ message: `An active person with email ${email} exists` })
 const notFound = (id: string) => new NotFound({ message: `Person ${id} not found` })
 const decodeUpdate = Schema.decodeUnknown(UpdatePerson, { errors: "all", onExcessProperty: "ignore" })
-/** A guest's RSVP history as the events-of-a-person query aggregates it (one person at a time: decoded). */
-const decodeHistory = Schema.decodeSync(Schema.parseJson(Schema.Array(HistoryEntry)))
 
 /** A change to an optional profile field: absent leaves it, `""` and null both clear it. */
 const clearedOrSet = (value: string | null | undefined) => (value === undefined ? undefined : blankToNull(value))
@@ -51,7 +48,7 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* PersonsRepo
     const customFields = yield* CustomFields
-    const guests = yield* GuestReads
+    const eventHistory = yield* EventHistory
     const ids = yield* Ids
     const contactsCsv = yield* ContactsCsv
     const changeFeed = yield* Changes
@@ -204,20 +201,12 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
     const get = Effect.fnUntraced(function*(caller: Caller, id: string) {
       const row = yield* find(caller, id)
       const fields = render(yield* customFields.valuesOf([row.id], true))
-      const links = yield* guests.eventsOfPerson({ personId: row.id, organizationId: caller.organizationId }).pipe(Effect.orDie)
       const person: PersonDetail = {
         ...toPerson(row, fields.flat),
         ...(row.context_note === null ? {} : { contextNote: row.context_note }),
         customFieldsDetailed: fields.detailed,
-        eventHistory: links.map((link) => ({
-          eventId: link.public_id,
-          name: link.name,
-          slug: link.slug,
-          date: link.primary_date,
-          rsvpStatus: link.rsvp_status,
-          rsvpStatusHistory: decodeHistory(link.history),
-          attendance: link.attendance_status
-        }))
+        // the guest lists are a higher feature's (Guests/Ports.ts answers)
+        eventHistory: yield* eventHistory.ofPerson(row.id, caller.organizationId).pipe(Effect.orDie)
       }
       return person
     })
@@ -345,5 +334,5 @@ export class Persons extends Effect.Service<Persons>()("Convene/Persons", {
       importCsv: contactsCsv.importCsv
     } as const
   }),
-  dependencies: [PersonsRepo.Default, GuestReads.Default, CustomFields.Default, ContactsCsv.Default, Ids.Default, Changes.Default]
+  dependencies: [PersonsRepo.Default, CustomFields.Default, ContactsCsv.Default, Ids.Default, Changes.Default]
 }) {}

@@ -3,7 +3,8 @@
  * (docs/integrators.md#rate-limits), and beside them the IETF draft's `RateLimit-Policy` / `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers-09),
  * one quota policy per token bucket (quota = burst, window = seconds to refill it).
  */
-import type { Decision, Policy } from "./RateLimiter.js"
+import type { Policy } from "./Policy.js"
+import type { Decision } from "./RateLimiter.js"
 
 const windowSeconds = (policy: Policy) => Math.ceil(policy.capacity / policy.refillPerMillisecond / 1000)
 

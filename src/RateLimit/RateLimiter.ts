@@ -15,16 +15,11 @@ import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import { repeatedly } from "../Background.js"
+import { repeatedly } from "../Runtime/Background.js"
 import { AppConfig } from "../Config/AppConfig.js"
+import type { Policy } from "./Policy.js"
 import { RedisBuckets } from "./RedisBuckets.js"
 
-export interface Policy {
-  readonly name: string
-  readonly capacity: number
-  /** Tokens added per millisecond. */
-  readonly refillPerMillisecond: number
-}
 
 interface Bucket {
   readonly policy: Policy

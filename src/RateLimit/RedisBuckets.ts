@@ -33,7 +33,7 @@ import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
 import type { Redis } from "ioredis"
 import { AppConfig } from "../Config/AppConfig.js"
-import type { Policy } from "./RateLimiter.js"
+import type { Policy } from "./Policy.js"
 import { makeBreaker } from "./RedisBreaker.js"
 
 /** How long the start waits for the first connection. */

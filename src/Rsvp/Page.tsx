@@ -3,12 +3,12 @@
  * guests and organizers): readable on a phone, labelled for screen readers, no script needed.
  * Everything that comes from data is escaped by the renderer.
  */
+import { longDateTimeIn } from "../Domain/DateText.js"
 import { isHttpUrl } from "../Domain/Fields.js"
 import { imagesOf, rsvpQuestionsOf, virtualLocationsOf } from "../Events/EventJson.js"
 import { describeEvent } from "../Events/EventMapping.js"
-import type { EventRow } from "../Events/EventsRepo.js"
+import type { EventRow } from "../Events/EventRow.js"
 import type { QrDrawing } from "../Guests/Tickets.js"
-import { longDateTimeIn } from "../Web/Format.js"
 import { PlainLayout, type Site } from "../Web/Html.js"
 import type { Invitation } from "./Rsvp.js"
 

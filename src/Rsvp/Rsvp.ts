@@ -14,7 +14,8 @@ import { guestChange } from "../Changes/Domain.js"
 import type { Conflict } from "../Domain/Errors.js"
 import { nowIso } from "../Domain/Time.js"
 import { rsvpQuestionsOf } from "../Events/EventJson.js"
-import { EventsRepo, type EventRow } from "../Events/EventsRepo.js"
+import type { EventRow } from "../Events/EventRow.js"
+import { Events } from "../Events/Events.js"
 import type { Guest, QuestionResponse, RsvpStatus } from "../Guests/Domain.js"
 import { type GuestListChange, statusChange } from "../Guests/Changes.js"
 import { GuestLists } from "../Guests/GuestLists.js"
@@ -23,7 +24,7 @@ import { type GuestRow, GuestReads } from "../Guests/GuestReads.js"
 import { renderGuests } from "../Guests/GuestView.js"
 import { Tickets } from "../Guests/Tickets.js"
 import { PersonWrites } from "../Persons/PersonWrites.js"
-import { PublicOrigin } from "../PublicOrigin.js"
+import { PublicOrigin } from "../Runtime/PublicOrigin.js"
 
 export interface Invitation {
   readonly event: EventRow
@@ -56,7 +57,7 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
     const sql = yield* SqlClient.SqlClient
     const guests = yield* GuestReads
     const guestLists = yield* GuestLists
-    const events = yield* EventsRepo
+    const events = yield* Events
     const personWrites = yield* PersonWrites
     const origin = yield* PublicOrigin
     const notifications = yield* GuestNotifications
@@ -67,7 +68,7 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
       Effect.gen(function*() {
         const found = yield* guests.byInvite(slug, token)
         if (found === undefined) return Option.none()
-        const event = Option.getOrThrow(yield* events.byId(found.eventId))
+        const event = Option.getOrThrow(yield* events.byRowId(found.eventId))
         const rows = yield* guests.byIds([found.guestId])
         const [guest] = renderGuests(rows, { event, role: "Viewer", rsvpLink: origin.rsvpLink, payments: undefined })
         const row = rows[0]!
@@ -131,7 +132,7 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
   dependencies: [
     GuestReads.Default,
     GuestLists.Default,
-    EventsRepo.Default,
+    Events.Default,
     PersonWrites.Default,
     PublicOrigin.Default,
     GuestNotifications.Default,

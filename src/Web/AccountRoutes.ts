@@ -14,7 +14,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { Sessions, type WebSession } from "../Auth/Sessions.js"
-import { Members } from "../Organizations/Members.js"
+import { Passwords } from "../Auth/Passwords.js"
 import type { FlashView } from "./Html.js"
 import { AccountPage, type PasswordError, type UserFrame } from "./Pages/Account.js"
 import { type SignedInUser, Web } from "./Web.js"
@@ -58,7 +58,7 @@ const passwordErrors = (current: string, next: string, confirmation: string): Re
 export const AccountRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const web = yield* Web
-    const members = yield* Members
+    const passwords = yield* Passwords
     const sessions = yield* Sessions
     const user = yield* userPages
 
@@ -89,7 +89,7 @@ export const AccountRoutesLive = HttpApiBuilder.Router.use((router) =>
           const next = form.raw("newPassword")
           const errors = passwordErrors(current, next, form.raw("confirmPassword"))
           if (errors.length > 0) return accountPage(view, errors, 400)
-          const changed = yield* members.changePassword(view.session.userId, Redacted.make(current), Redacted.make(next), yield* web.clientKey).pipe(
+          const changed = yield* passwords.changePassword(view.session.userId, Redacted.make(current), Redacted.make(next), yield* web.clientKey).pipe(
             Effect.catchTag("NotFound", Effect.die),
             Effect.either
           )

@@ -14,13 +14,14 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { ApiTokens } from "../Auth/ApiTokens.js"
 import { csvResponse } from "../Csv/CsvExport.js"
 import type { Caller } from "../Domain/Caller.js"
 import { GuestLists } from "../Guests/GuestLists.js"
-import { historyOf, seesPayments } from "../Guests/GuestView.js"
+import { seesPayments } from "../Guests/Domain.js"
+import { historyOf } from "../Guests/GuestView.js"
 import { type Conflict, fromParseError, type InvalidRequest } from "../Domain/Errors.js"
 import { Members } from "../Organizations/Members.js"
-import { Organizations } from "../Organizations/Organizations.js"
 import { type ImportReport } from "../Persons/ContactsCsv.js"
 import { CustomFields, type FieldDef } from "../Persons/CustomFields.js"
 import { CreateCustomField, type CustomFieldDefinition, type PersonDetail, type SmsConsentValue } from "../Persons/Domain.js"
@@ -41,7 +42,8 @@ import {
 } from "./ContactForm.js"
 import { count, dateTimeIn, plural } from "./Format.js"
 import { ImportDrafts } from "./ImportDrafts.js"
-import { type ImportKind, type ImportResult, importRoutes } from "./ImportFlow.js"
+import { importRoutes } from "./ImportFlow.js"
+import type { ImportKind, ImportResult } from "./ImportKind.js"
 import { type ContactEventView, ContactPage, ContactsListPage } from "./Pages/Contacts.js"
 import { blankField, CustomFieldsPage, FIELD_TYPE_LABELS, type NewFieldValues } from "./Pages/ContactsFields.js"
 import { type ContactFormMode, ContactFormPage } from "./Pages/ContactsForm.js"
@@ -111,7 +113,7 @@ export const ContactsRoutesLive = HttpApiBuilder.Router.use((router) =>
     const customFields = yield* CustomFields
     const guestLists = yield* GuestLists
     const members = yield* Members
-    const organizations = yield* Organizations
+    const tokens = yield* ApiTokens
     const { site } = web
 
     const params = Effect.map(HttpRouter.params, (p) => ({ id: p["id"] ?? "" }))
@@ -126,7 +128,7 @@ export const ContactsRoutesLive = HttpApiBuilder.Router.use((router) =>
             const name = [m.firstName, m.lastName].filter((s) => s !== null && s !== "").join(" ")
             names.set(`user:${m.userId}`, name === "" ? m.email : name)
           }
-          for (const t of yield* organizations.apiTokens(viewer.organization.id)) names.set(`apiKey:${t.tokenId}`, t.name)
+          for (const t of yield* tokens.apiTokens(viewer.organization.id)) names.set(`apiKey:${t.tokenId}`, t.name)
         }
         return (actorType: string, actorId: string): string => {
           if (actorType === "user") {

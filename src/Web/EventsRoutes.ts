@@ -17,7 +17,7 @@ import { GuestLists } from "../Guests/GuestLists.js"
 import { EventInvitations } from "../Invitations/Invitations.js"
 import type { Conflict, InvalidRequest } from "../Domain/Errors.js"
 import { Members } from "../Organizations/Members.js"
-import { PublicOrigin } from "../PublicOrigin.js"
+import { PublicOrigin } from "../Runtime/PublicOrigin.js"
 import {
   blankValues,
   describeChanges,

@@ -27,28 +27,6 @@ export const dateTimeIn = (iso: string, timeZone: string, withWeekday = true): s
   return Number.isNaN(date.getTime()) ? iso : formatter(timeZone, withWeekday).format(date)
 }
 
-const longFormatters = new Map<string, Intl.DateTimeFormat>()
-
-/** An instant in words, for guests: `Sunday, June 1, 2031 at 12:00 PM EDT`. */
-export const longDateTimeIn = (iso: string, timeZone: string): string => {
-  let long = longFormatters.get(timeZone)
-  if (long === undefined) {
-    long = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      weekday: "long",
-      year: "numeric",
-      month: "long",
-      day: "numeric",
-      hour: "numeric",
-      minute: "2-digit",
-      timeZoneName: "short"
-    })
-    longFormatters.set(timeZone, long)
-  }
-  const date = new Date(iso)
-  return Number.isNaN(date.getTime()) ? iso : long.format(date)
-}
-
 /** A record's time (created, last used), in UTC; the page's script shows it in the reader's zone. */
 export const recordTime = (iso: string): string => dateTimeIn(iso, "UTC", false)
 

@@ -15,10 +15,11 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { ApiTokens } from "../Auth/ApiTokens.js"
 import { csvResponse } from "../Csv/CsvExport.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Events } from "../Events/Events.js"
-import type { EventRow } from "../Events/EventsRepo.js"
+import type { EventRow } from "../Events/EventRow.js"
 import { MAX_HISTORY_ENTRIES, NewGuest, RsvpStatus } from "../Guests/Domain.js"
 import { GuestLists } from "../Guests/GuestLists.js"
 import type { GuestImportReport } from "../Guests/GuestsCsv.js"
@@ -27,11 +28,11 @@ import { historyOf } from "../Guests/GuestView.js"
 import { formatCode, type TicketLookup, Tickets } from "../Guests/Tickets.js"
 import { InvalidRequest } from "../Domain/Errors.js"
 import { Members } from "../Organizations/Members.js"
-import { Organizations } from "../Organizations/Organizations.js"
 import { Persons } from "../Persons/Persons.js"
 import { count, dateTimeIn, plural } from "./Format.js"
 import { ImportDrafts } from "./ImportDrafts.js"
-import { type ImportKind, type ImportResult, importRoutes } from "./ImportFlow.js"
+import { importRoutes } from "./ImportFlow.js"
+import type { ImportKind, ImportResult } from "./ImportKind.js"
 import { CheckInPage, DOOR_PAGE_SIZE, doorQuery, type DoorState, type TicketScan } from "./Pages/CheckIn.js"
 import {
   AddGuestsPage,
@@ -201,7 +202,7 @@ export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
     const events = yield* Events
     const persons = yield* Persons
     const members = yield* Members
-    const organizations = yield* Organizations
+    const tokens = yield* ApiTokens
     const tickets = yield* Tickets
     const { site } = web
 
@@ -218,7 +219,7 @@ export const GuestsRoutesLive = HttpApiBuilder.Router.use((router) =>
             const name = [m.firstName, m.lastName].filter((s) => s !== null && s !== "").join(" ")
             names.set(`user:${m.userId}`, name === "" ? m.email : name)
           }
-          for (const t of yield* organizations.apiTokens(viewer.organization.id)) names.set(`apiKey:${t.tokenId}`, t.name)
+          for (const t of yield* tokens.apiTokens(viewer.organization.id)) names.set(`apiKey:${t.tokenId}`, t.name)
         }
         return (actorType: string, actorId: string): string => {
           if (actorType === "user") {

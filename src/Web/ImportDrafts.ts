@@ -19,7 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { Ids } from "../Domain/Ids.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
-import { deleteInBatches, repeatedly, retentionPause } from "../Background.js"
+import { deleteInBatches, repeatedly, retentionPause } from "../Runtime/Background.js"
 
 export const DRAFT_LIFETIME = Duration.hours(1)
 /** Drafts deleted by one statement of the retention (each may hold a file of up to 10 MiB). */
@@ -98,7 +98,7 @@ export class ImportDrafts extends Effect.Service<ImportDrafts>()("Convene/Import
   dependencies: [Ids.Default]
 }) {}
 
-/** The drafts' retention: a fiber of the server's scope deletes the drafts past their lifetime (src/Background.ts). */
+/** The drafts' retention: a fiber of the server's scope deletes the drafts past their lifetime (src/Runtime/Background.ts). */
 export const ImportDraftsRetentionLive = Layer.scopedDiscard(Effect.gen(function*() {
   const drafts = yield* ImportDrafts
   const pass = drafts.purgeStale.pipe(

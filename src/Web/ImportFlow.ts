@@ -26,98 +26,29 @@ import { parse } from "csv-parse/sync"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import { sameSecret } from "../Auth/Secrets.js"
+import { sameSecret } from "../Domain/Secrets.js"
 import { decodeCsvBytes } from "../Csv/CsvBody.js"
 import { detectDelimiter, type HeaderSpec, matchHeader, type Slot } from "../Csv/CsvImport.js"
 import { restore } from "../Csv/Formula.js"
-import type { RowError } from "../Csv/ImportReport.js"
 import type { Role } from "../Domain/Role.js"
-import type { Conflict } from "../Domain/Errors.js"
 import { InvalidRequest } from "../Domain/Errors.js"
 import { fromOwnPages } from "../Http/SameOrigin.js"
-import { PublicOrigin } from "../PublicOrigin.js"
-import type { Section } from "./Html.js"
+import { PublicOrigin } from "../Runtime/PublicOrigin.js"
 import { ImportDrafts } from "./ImportDrafts.js"
+import {
+  type ColumnMapping,
+  FILE_FIELD,
+  type ImportKind,
+  type ImportResult,
+  type Sample,
+  SAMPLE_ROWS,
+  type SampleRow
+} from "./ImportKind.js"
 import { ImportPreviewPage, ImportUploadPage, type PreviewState } from "./Pages/ImportFlow.js"
 import { type ImportsBusy, ImportSlots } from "../Csv/ImportSlots.js"
 import { readUpload, type UploadedFile, type UploadProblem } from "./Upload.js"
 import type { PageError, Viewer } from "./Web.js"
 import { Web } from "./Web.js"
-
-/** Rows the preview shows as they will be read. */
-export const SAMPLE_ROWS = 10
-/** The form field of the file. */
-export const FILE_FIELD = "file"
-
-/** What an import did (or, in a dry run, would do), as the preview and the flash message tell it. */
-export interface ImportResult {
-  /** Data rows read. */
-  readonly rows: number
-  /** The kind's own counts, in order: `new`, `updated`, `unchanged`... */
-  readonly counts: ReadonlyArray<{ readonly label: string; readonly value: number }>
-  readonly errors: ReadonlyArray<RowError>
-  readonly errorsOmitted?: number | undefined
-  readonly unknownColumns: ReadonlyArray<string>
-}
-
-/** A column the upload page lists: its header as an export writes it, what it holds. */
-export interface ColumnHelp {
-  readonly header: string
-  readonly meaning: string
-}
-
-/** One kind of import (contacts, a guest list), as the flow runs it. */
-export interface ImportKind<K extends string = string, X = unknown> {
-  /** Stored with each draft: a draft of one kind is never used by another (`guests:<eventId>`). */
-  readonly kind: string
-  /** The upload page's path (`/app/contacts/import`); drafts live under it. */
-  readonly path: string
-  readonly section: Section
-  /** `Import contacts` */
-  readonly title: string
-  readonly lead: string
-  /** Where the flow's pages lead back to (a service path). */
-  readonly back: { readonly href: string; readonly label: string }
-  readonly noun: { readonly one: string; readonly many: string }
-  readonly columns: ReadonlyArray<ColumnHelp>
-  /** Notes on matching rules, shown under the columns. */
-  readonly notes: ReadonlyArray<string>
-  /** A file to start from (the kind's export), if any. */
-  readonly template?: { readonly href: string; readonly label: string } | undefined
-  /** How the kind reads a header row (the same spec its import reads with). */
-  readonly spec: HeaderSpec<K, X>
-  /** What a column of the file fills, in words (`First name`, `Custom field “Size”`). */
-  readonly fills: (slot: Slot<K, X>) => string
-  readonly dryRun: (csv: string) => Effect.Effect<ImportResult, InvalidRequest | Conflict>
-  readonly run: (csv: string) => Effect.Effect<ImportResult, InvalidRequest | Conflict>
-  /** The flash message after a real import, and where to go then. */
-  readonly done: (result: ImportResult, filename: string) => { readonly message: string; readonly redirect: string }
-}
-
-// --- the preview's mapping and sample ----------------------------------------------------------
-
-/** How one column of the file is read. */
-export interface ColumnMapping {
-  readonly index: number
-  /** The header as the file gives it ("" when blank). */
-  readonly header: string
-  readonly status: "read" | "skipped" | "unknown" | "blank"
-  /** What a read column fills. */
-  readonly fills?: string
-}
-
-/** A row of the file as it will be read: one cell per read column, trimmed, formula prefix taken off. */
-export interface SampleRow {
-  readonly row: number
-  readonly cells: ReadonlyArray<string>
-}
-
-export interface Sample {
-  readonly columns: ReadonlyArray<ColumnMapping>
-  /** The read columns, in file order: what `rows` cells are. */
-  readonly read: ReadonlyArray<ColumnMapping>
-  readonly rows: ReadonlyArray<SampleRow>
-}
 
 /** Blank records allowed among the first rows before the sample stops looking. */
 const BLANK_ALLOWANCE = 50

@@ -10,13 +10,15 @@
  * at most `MAX_PARTS` parts, part headers of at most `MAX_PART_HEADER_BYTES`, text fields of at
  * most `MAX_TEXT_FIELD_BYTES`; one file part per field name (the first one counts).
  *
- * Routes that take uploads are listed in `isUploadRoute`, which the HTTP error mapping consults to
- * let their bodies past the API's 1 MiB limit (the limit here applies instead).
+ * Routes that take uploads are listed in `isUploadRoute`; their body rule (`uploadBodyRules`, which
+ * the composition gives the HTTP error mapping: Http/BodyRules.ts) lets their bodies past the
+ * API's 1 MiB limit (the limit here applies instead).
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as Effect from "effect/Effect"
 import { MAX_CSV_BYTES } from "../Csv/CsvBody.js"
+import type { BodyRoutes } from "../Http/BodyRules.js"
 import { readBoundedBytes } from "../Http/JsonBody.js"
 
 /** The largest upload body: a 10 MiB file and 64 KiB for the rest of the form. */
@@ -37,6 +39,10 @@ const UPLOAD_ROUTES: ReadonlyArray<RegExp> = [
 /** Whether a request (method, path without query and prefix) goes to a dashboard upload route. */
 export const isUploadRoute = (method: string, path: string): boolean =>
   method === "POST" && UPLOAD_ROUTES.some((route) => route.test(path))
+
+/** The upload routes' body rule: they read and bound their own bodies (`readUpload`), up to `MAX_UPLOAD_BYTES`. */
+export const uploadBodyRules: BodyRoutes = (method, path) =>
+  isUploadRoute(method, path) ? { maxBytes: MAX_UPLOAD_BYTES, read: "own" } : undefined
 
 export interface UploadedFile {
   /** The name the browser gave (no path), "" when none. */

@@ -1,6 +1,6 @@
 /**
  * Team settings › Webhooks (Admin and above, as the webhook API; docs/integrators.md#webhooks, docs/integrators.md#the-dashboard): the same
- * `Registrations` service as `POST/DELETE /webhook`, `POST /webhook/test`, `GET /webhook/deliveries`
+ * `Registrations` and `DeliveryLog` services as `POST/DELETE /webhook`, `POST /webhook/test`, `GET /webhook/deliveries`
  * and its retry. A signing secret is shown only in the answer to the POST that asks for it: never in
  * a URL, a flash message or a log, and the page is `no-store` like every dashboard page.
  */
@@ -12,6 +12,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { NotFound } from "../Domain/Errors.js"
 import { Registration } from "../Webhooks/Domain.js"
+import { DeliveryLog } from "../Webhooks/DeliveryLog.js"
 import { type RegistrationSummary, Registrations } from "../Webhooks/Registrations.js"
 import { type Form, type Viewer, Web } from "./Web.js"
 import type { FlashView } from "./Html.js"
@@ -60,6 +61,7 @@ export const WebhooksRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const web = yield* Web
     const registrations = yield* Registrations
+    const deliveryLog = yield* DeliveryLog
     const { site } = web
 
     /** The page, with what the request adds (a followed delivery, a secret, the register form). */
@@ -72,7 +74,7 @@ export const WebhooksRoutesLive = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function*() {
         const [registered, log] = yield* Effect.all([
           registrations.summaries(viewer.caller.organizationId),
-          registrations.deliveries(viewer.caller, { status: state.status, limit: DELIVERIES_PER_PAGE, skip: state.skip })
+          deliveryLog.deliveries(viewer.caller, { status: state.status, limit: DELIVERIES_PER_PAGE, skip: state.skip })
         ])
         return web.render(
           WebhooksPage({
@@ -108,7 +110,7 @@ export const WebhooksRoutesLive = HttpApiBuilder.Router.use((router) =>
           const state = logState((name) => query.get(name))
           const deliveryId = query.get("delivery") ?? ""
           // another organization's delivery is an unknown one: the 404 page
-          const followed = deliveryId === "" ? undefined : yield* registrations.delivery(viewer.caller, deliveryId)
+          const followed = deliveryId === "" ? undefined : yield* deliveryLog.delivery(viewer.caller, deliveryId)
           return yield* webhooksPage(viewer, state, { followed, live: true })
         }))
     )
@@ -212,7 +214,7 @@ export const WebhooksRoutesLive = HttpApiBuilder.Router.use((router) =>
         Effect.gen(function*() {
           const { deliveryId = "" } = yield* HttpRouter.params
           const state = formLogState(form)
-          const retried = yield* registrations.retry(viewer.caller, deliveryId).pipe(Effect.either)
+          const retried = yield* deliveryLog.retry(viewer.caller, deliveryId).pipe(Effect.either)
           if (retried._tag === "Left") {
             if (retried.left._tag === "NotFound") return yield* retried.left
             yield* web.flash(viewer, "error", `${retried.left.message}.`)

@@ -20,7 +20,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import type { Outcome } from "../Outbox/OutboxRepo.js"
+import type { Outcome } from "../Outbox/Channel.js"
 import { afterFailure } from "../Outbox/Retry.js"
 import type { AttemptRow } from "./WebhooksRepo.js"
 import { signer } from "./Signing.js"
@@ -130,7 +130,7 @@ const exchange = (
  */
 export const attempt = (
   client: HttpClient.HttpClient,
-  row: Pick<AttemptRow, "id" | "attempts" | "max_attempts" | "url" | "secret" | "message_id">,
+  row: { readonly id: number; readonly attempts: number; readonly max_attempts: number } & Pick<AttemptRow, "url" | "secret" | "message_id">,
   payload: MessageBody,
   options: { readonly timeout: Duration.Duration; readonly schedule: ReadonlyArray<Duration.Duration> }
 ): Effect.Effect<AttemptResult, unknown> =>

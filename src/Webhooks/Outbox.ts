@@ -3,7 +3,7 @@
  * outbox only stores and delivers: each feature builds its own bodies (Guests/GuestPayloads.ts,
  * Events/EventPayload.ts) and enqueues them, by type, in the same transaction as the change that
  * causes them, one message fanned out to the registrations existing at that moment: a delivery of
- * channel `webhook` each (Outbox/OutboxRepo.ts); a change that rolls back leaves none, and a
+ * channel `webhook` each (Outbox/Deliveries.ts); a change that rolls back leaves none, and a
  * committed one survives crashes. Writing wakes the dispatcher (Outbox/Wakeups.ts), so the first
  * attempt follows the commit without a polling delay.
  *
@@ -22,7 +22,8 @@ import * as Stream from "effect/Stream"
 import { AppConfig } from "../Config/AppConfig.js"
 import { yieldToEventLoop } from "../Csv/Chunks.js"
 import { Ids } from "../Domain/Ids.js"
-import { LARGE_PAYLOAD_BYTES, OutboxRepo } from "../Outbox/OutboxRepo.js"
+import { LARGE_PAYLOAD_BYTES } from "../Outbox/Channel.js"
+import { Deliveries } from "../Outbox/Deliveries.js"
 import { maxAttemptsOf } from "../Outbox/Retry.js"
 import { OutboxWakeups } from "../Outbox/Wakeups.js"
 import { TEST_MESSAGE_PREFIX, type WebhookType } from "./Domain.js"
@@ -34,6 +35,12 @@ type Bodies = ReadonlyArray<unknown> | (() => ReadonlyArray<unknown>)
 
 /** One type's messages for `enqueueAll`. */
 export type Notification = readonly [type: WebhookType, bodies: Bodies]
+
+/** A message stored: its row, and its body's size in bytes (for the dispatcher's large lane). */
+interface StoredMessage {
+  readonly row: number
+  readonly bytes: number
+}
 
 /** Bodies per batch of `enqueue`: its messages' statements and one for their deliveries. */
 const ENQUEUE_BATCH = 256
@@ -63,7 +70,7 @@ export const jsonArray = <E, R>(batches: Stream.Stream<ReadonlyArray<unknown>, E
 export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
   effect: Effect.gen(function*() {
     const repo = yield* WebhooksRepo
-    const deliveries = yield* OutboxRepo
+    const deliveries = yield* Deliveries
     const wakeups = yield* OutboxWakeups
     const ids = yield* Ids
     const { webhooks } = yield* AppConfig
@@ -84,19 +91,25 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
     ) =>
       Effect.gen(function*() {
         const at = new Date(now).toISOString()
-        yield* repo.insertMessages(organizationId, type, at, messages)
-        return yield* fanOutMessages(organizationId, webhookIds, messages.map((m) => m.publicId), now)
+        const rowOf = yield* repo.insertMessages(organizationId, type, at, messages)
+        const stored = messages.map((m): StoredMessage => ({ row: rowOf.get(m.publicId)!, bytes: Buffer.byteLength(m.payload) }))
+        return yield* fanOutMessages(organizationId, webhookIds, stored, now)
       })
 
-    /** The deliveries of stored messages (their public ids) to `webhookIds`, in one statement. */
-    const fanOutMessages = (organizationId: OrganizationRowId, webhookIds: ReadonlyArray<number>, messageIds: ReadonlyArray<string>, now: number) =>
+    /** The deliveries of stored messages (their rows and sizes) to `webhookIds`, in one statement. */
+    const fanOutMessages = (
+      organizationId: OrganizationRowId,
+      webhookIds: ReadonlyArray<number>,
+      messages: ReadonlyArray<StoredMessage>,
+      now: number
+    ) =>
       Effect.gen(function*() {
-        const rows: Array<readonly [string, string, number]> = []
-        for (const messageId of messageIds) {
-          for (const webhookId of webhookIds) rows.push([yield* ids.uuid, messageId, webhookId])
+        const rows: Array<readonly [string, number, number, number]> = []
+        for (const message of messages) {
+          for (const webhookId of webhookIds) rows.push([yield* ids.uuid, webhookId, message.row, message.bytes])
         }
         const at = new Date(now).toISOString()
-        yield* deliveries.insertWebhookDeliveries({ organizationId, maxAttempts, dueAt: now, at, rows: JSON.stringify(rows) })
+        yield* deliveries.insertMany({ channel: "webhook", organizationId, maxAttempts, dueAt: now, at, rows: JSON.stringify(rows) })
         return rows.map((row) => row[0])
       })
 
@@ -189,14 +202,18 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
             }
             yield* writeParts(false)
           }))
+        let stored: StoredMessage
         if (parted === null) {
-          yield* repo.insertMessages(organizationId, type, at, [{ publicId, payload: held.join("") }])
+          const payload = held.join("")
+          const rowOf = yield* repo.insertMessages(organizationId, type, at, [{ publicId, payload }])
+          stored = { row: rowOf.get(publicId)!, bytes: heldBytes }
         } else {
           yield* writeParts(true)
           yield* repo.endParts(parted.row, parted.bytes)
+          stored = { row: parted.row, bytes: parted.bytes }
         }
         held = []
-        yield* fanOutMessages(organizationId, subscribers, [publicId], now)
+        yield* fanOutMessages(organizationId, subscribers, [stored], now)
         yield* wakeups.wake
       })
 
@@ -216,5 +233,5 @@ export class Outbox extends Effect.Service<Outbox>()("Convene/Outbox", {
 
     return { subscribed, enqueue, enqueueAll, enqueueSerialized, enqueueTest } as const
   }),
-  dependencies: [WebhooksRepo.Default, OutboxRepo.Default, OutboxWakeups.Default, Ids.Default]
+  dependencies: [WebhooksRepo.Default, Deliveries.Default, OutboxWakeups.Default, Ids.Default]
 }) {}

@@ -1,7 +1,6 @@
-/** Webhook registrations (docs/integrators.md#registering-a-webhook) and the delivery log (docs/integrators.md#the-delivery-log). */
+/** Webhook registrations (docs/integrators.md#registering-a-webhook); their delivery log is DeliveryLog.ts. */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { AppConfig } from "../Config/AppConfig.js"
@@ -9,15 +8,14 @@ import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, NotFound } from "../Domain/Errors.js"
-import { OutboxRepo } from "../Outbox/OutboxRepo.js"
-import { OutboxWakeups } from "../Outbox/Wakeups.js"
-import { onUniqueViolation, orDieOnStorage } from "../SqlErrors.js"
+import { Deliveries } from "../Outbox/Deliveries.js"
+import { onUniqueViolation, orDieOnStorage } from "../Db/SqlErrors.js"
 import { refusalOf } from "./Destinations.js"
-import { type Delivery, type Registration, TEST_MESSAGE_PREFIX } from "./Domain.js"
+import type { Registration } from "./Domain.js"
 import { Outbox } from "./Outbox.js"
-import { sampleEventPerson, sampleOf } from "./Sample.js"
+import { Samples } from "./Samples.js"
 import { SECRET_PREFIX } from "./Signing.js"
-import { type DeliveryListRow, WebhooksRepo } from "./WebhooksRepo.js"
+import { WebhooksRepo } from "./WebhooksRepo.js"
 import type { OrganizationRowId } from "../Domain/RowIds.js"
 
 /** A registration as the operator (admin CLI) and the dashboard see it. */
@@ -33,23 +31,6 @@ export interface RegistrationSummary {
   readonly failed: number
 }
 
-/** A delivery as the log shows it (`GET /webhook/deliveries`, the dashboard). */
-const deliveryView = (row: DeliveryListRow): Delivery => ({
-  deliveryId: row.public_id,
-  webhookId: row.message_id,
-  type: row.type,
-  webhook: row.url,
-  status: row.status,
-  attempts: row.attempts,
-  lastStatusCode: row.last_status_code,
-  lastError: row.last_error,
-  lastResponse: row.last_response,
-  createdAt: row.created_at,
-  nextAttemptAt: row.status === "pending" && row.next_attempt_at !== null ? new Date(row.next_attempt_at).toISOString() : null,
-  registration: row.deleted_at !== null ? "deleted" : row.disabled_at !== null ? "disabled" : "active",
-  test: row.message_id.startsWith(TEST_MESSAGE_PREFIX)
-})
-
 /**
  * Registrations of one type per organization: each notification is written once for each of them,
  * in the transaction of the change that makes it, so their number multiplies every write's work.
@@ -60,9 +41,9 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* WebhooksRepo
-    const outboxRepo = yield* OutboxRepo
+    const deliveries = yield* Deliveries
     const outbox = yield* Outbox
-    const wakeups = yield* OutboxWakeups
+    const samples = yield* Samples
     const ids = yield* Ids
     const { webhooks } = yield* AppConfig
 
@@ -93,9 +74,9 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
     /** Soft-deletes a registration and cancels its pending deliveries; answers how many were cancelled. */
     const softDelete = (webhookId: number, at: string) =>
       Effect.gen(function*() {
-        const cancelled = yield* repo.countPending(webhookId)
+        const cancelled = yield* deliveries.countPendingTo(webhookId)
         yield* repo.softDelete(webhookId, at)
-        yield* outboxRepo.cancelPendingOfWebhook(webhookId, "registration deleted", at)
+        yield* deliveries.cancelPendingTo(webhookId, "registration deleted", at)
         return cancelled
       })
 
@@ -112,15 +93,18 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
 
     /** An organization's registrations, oldest first, for the operator (admin CLI) and the dashboard. */
     const summaries = Effect.fn("Registrations.summaries")(function*(organizationId: OrganizationRowId) {
-      const rows = yield* repo.summaries(organizationId).pipe(Effect.orDie)
+      const [rows, counts] = yield* Effect.all([
+        repo.summaries(organizationId),
+        deliveries.countsByDestination(organizationId, "webhook")
+      ]).pipe(Effect.orDie)
       return rows.map((row): RegistrationSummary => ({
         id: row.public_id,
         url: row.url,
         type: row.type,
         createdAt: row.created_at,
         state: row.disabled_at === null ? "active" : "disabled",
-        pending: row.pending,
-        failed: row.failed
+        pending: counts.get(row.id)?.pending ?? 0,
+        failed: counts.get(row.id)?.failed ?? 0
       }))
     })
 
@@ -151,9 +135,9 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
         state === "active"
           ? Effect.as(repo.enable(webhookId), 0)
           : Effect.gen(function*() {
-            const cancelled = yield* repo.countPending(webhookId)
+            const cancelled = yield* deliveries.countPendingTo(webhookId)
             yield* repo.disable(webhookId, at)
-            yield* outboxRepo.cancelPendingOfWebhook(webhookId, "registration disabled by the operator", at)
+            yield* deliveries.cancelPendingTo(webhookId, "registration disabled by the operator", at)
             return cancelled
           }))
     })
@@ -165,7 +149,7 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
 
     /** `contacts` is an EventPerson body: in the records variant that body is itself the array of one guest. */
     const sample = Effect.sync(() => {
-      const body = sampleEventPerson(webhooks.payloadVariant)
+      const body = samples.of("EventPerson", webhooks.payloadVariant)
       return { contacts: Array.isArray(body) ? body : [body] }
     })
 
@@ -193,48 +177,13 @@ export class Registrations extends Effect.Service<Registrations>()("Convene/Regi
             message: `The ${input.type} registration for ${input.webhook} is disabled; register it again to enable it`
           })
         }
-        const body = sampleOf(input.type, webhooks.payloadVariant)
+        const body = samples.of(input.type, webhooks.payloadVariant)
         const deliveryId = yield* outbox.enqueueTest(caller.organizationId, found.value.id, input.type, body)
         return { success: true as const, deliveryId }
       }).pipe(sql.withTransaction, orDieOnStorage)
     })
 
-    /** One delivery of the caller's organization, as the log shows it; another's is unknown. */
-    const delivery = Effect.fn("Registrations.delivery")(function*(caller: Caller, deliveryId: string) {
-      const row = yield* repo.one({ organizationId: caller.organizationId, publicId: deliveryId }).pipe(Effect.orDie)
-      if (Option.isNone(row)) return yield* new NotFound({ message: `Delivery ${deliveryId} not found` })
-      return deliveryView(row.value)
-    })
-
-    const deliveries = Effect.fn("Registrations.deliveries")(function*(caller: Caller, params: {
-      readonly status?: "pending" | "delivered" | "failed" | "cancelled" | undefined
-      readonly limit?: number | undefined
-      readonly skip?: number | undefined
-    }) {
-      const limit = params.limit ?? 50
-      const skip = params.skip ?? 0
-      const status = params.status ?? null
-      const [rows, total] = yield* Effect.all([
-        repo.list({ organizationId: caller.organizationId, status, limit, skip }),
-        repo.count(caller.organizationId, status)
-      ]).pipe(Effect.orDie)
-      return { deliveries: rows.map(deliveryView), total, limit, skip }
-    })
-
-    /** One more attempt, now, for a failed or cancelled delivery. */
-    const retry = Effect.fn("Registrations.retry")(function*(caller: Caller, deliveryId: string) {
-      const now = yield* Clock.currentTimeMillis
-      const found = yield* repo.byPublicId(caller.organizationId, deliveryId).pipe(Effect.orDie)
-      if (found === undefined) return yield* new NotFound({ message: `Delivery ${deliveryId} not found` })
-      if (found.status !== "failed" && found.status !== "cancelled") {
-        return yield* new Conflict({ message: `The delivery is ${found.status}; only failed or cancelled deliveries are retried` })
-      }
-      yield* outboxRepo.retry(found.id, now, new Date(now).toISOString()).pipe(Effect.orDie)
-      yield* wakeups.wake
-      return { success: true as const }
-    })
-
-    return { register, unregister, summaries, setState, remove, sample, secret, sendTest, delivery, deliveries, retry } as const
+    return { register, unregister, summaries, setState, remove, sample, secret, sendTest } as const
   }),
-  dependencies: [WebhooksRepo.Default, OutboxRepo.Default, Outbox.Default, OutboxWakeups.Default, Ids.Default]
+  dependencies: [WebhooksRepo.Default, Deliveries.Default, Outbox.Default, Ids.Default]
 }) {}

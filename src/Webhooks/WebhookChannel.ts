@@ -9,19 +9,21 @@
  * holds a part or two of it, never the whole (the dispatcher runs one large attempt at a time).
  */
 import * as HttpBody from "@effect/platform/HttpBody"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type * as Http from "node:http"
 import { AppConfig } from "../Config/AppConfig.js"
 import { yieldToEventLoop } from "../Csv/Chunks.js"
 import { nowIso } from "../Domain/Time.js"
-import type { Channel } from "../Outbox/Dispatcher.js"
-import { type Lease, OutboxRepo } from "../Outbox/OutboxRepo.js"
+import type { Attempt, Channel } from "../Outbox/Channel.js"
+import { Deliveries } from "../Outbox/Deliveries.js"
+import type { DeliveryReferrer } from "../Outbox/Retention.js"
 import { attempt, type MessageBody } from "./Delivery.js"
 import { guardedLookup } from "./Destinations.js"
 import { type AttemptRow, WebhooksRepo } from "./WebhooksRepo.js"
@@ -57,11 +59,10 @@ const destroyDetachedSockets = (agent: Http.Agent) =>
     }
   })
 
-export const webhookChannel = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const { webhooks } = yield* AppConfig
   const repo = yield* WebhooksRepo
-  const outbox = yield* OutboxRepo
-  const sql = yield* SqlClient.SqlClient
+  const deliveries = yield* Deliveries
   // Keep-alive is safe with hostile receivers: the agent pools a socket only once its response was
   // parsed to the end, and an attempt that stops reading early aborts its request, destroying the
   // socket (Delivery.ts). The agent's `timeout` ends pooled sockets left idle (on a socket in use,
@@ -106,31 +107,45 @@ export const webhookChannel = Effect.gen(function*() {
       }))
       : Effect.succeed(partedBody(row.message_row, row.parts_bytes))
 
-  const deliver = (id: number, lease: Lease) =>
+  const deliver = (delivery: Attempt) =>
     Effect.gen(function*() {
-      const row = yield* repo.attempt(id)
       // Deleting or disabling a registration cancels its pending deliveries in the same
       // transaction, so a pending one here is either owed or was retried on request, which sends
       // it once more even to a deleted or disabled registration (docs/integrators.md#the-delivery-log).
-      if (row === undefined || row.status !== "pending") return
+      if (delivery.destinationRow === null || delivery.messageRow === null) return
+      const row = yield* repo.attempt(delivery.destinationRow, delivery.messageRow)
+      if (row === undefined) return
       const body = yield* bodyOf(row)
-      const result = yield* attempt(client, row, body, { timeout: webhooks.timeout, schedule: webhooks.retrySchedule })
+      const result = yield* attempt(
+        client,
+        { id: delivery.id, attempts: delivery.attempts, max_attempts: delivery.maxAttempts, url: row.url, secret: row.secret, message_id: row.message_id },
+        body,
+        { timeout: webhooks.timeout, schedule: webhooks.retrySchedule }
+      )
       // The outcome is recorded whole or not at all: an interruption here leaves the claim to be
       // released. It is recorded only under this attempt's lease (a late finisher whose lease ran
       // out and was taken by another claim changes nothing, not even on a 410: its successor gets
       // the answer too). A 410's outcome, the registration disabled and its pending deliveries
       // cancelled are one transaction: nobody sees the delivery failed and the registration enabled.
-      const record = Effect.gen(function*() {
-        const at = yield* nowIso
-        const recorded = yield* outbox.record(result.outcome, lease, at)
-        if (!recorded) return yield* Effect.logDebug("Webhook attempt not recorded: its delivery was cancelled or claimed again meanwhile")
-        if (result.gone) {
-          yield* repo.disable(row.webhook_id, at)
-          yield* outbox.cancelPendingOfWebhook(row.webhook_id, "registration disabled: the receiver answered 410 Gone", at)
-        }
-      })
-      yield* Effect.uninterruptible(result.gone ? sql.withTransaction(record) : record)
+      const gone = Effect.flatMap(nowIso, (at) =>
+        Effect.zipRight(
+          repo.disable(row.webhook_id, at),
+          deliveries.cancelPendingTo(row.webhook_id, "registration disabled: the receiver answered 410 Gone", at)
+        ))
+      const recorded = yield* delivery.record(result.outcome, result.gone ? gone : undefined)
+      if (!recorded) yield* Effect.logDebug("Webhook attempt not recorded: its delivery was cancelled or claimed again meanwhile")
     })
 
   return { name: "webhook", deliver } satisfies Channel
 })
+
+/** The outbox's webhook channel, for the dispatcher (src/Server.ts composes it). */
+export class WebhookChannel extends Context.Tag("Convene/WebhookChannel")<WebhookChannel, Channel>() {}
+
+/** The channel, its HTTP agent owned by the layer's scope (closed after the dispatcher's pool stops). */
+export const WebhookChannelLive = Layer.scoped(WebhookChannel, make).pipe(Layer.provide([WebhooksRepo.Default, Deliveries.Default]))
+
+/** The webhooks' share of the outbox's retention: a message goes once no delivery refers to it. */
+export const webhookReferrer = Effect.map(WebhooksRepo, (repo): DeliveryReferrer => ({ unreferencedMessages: repo.deleteMessages })).pipe(
+  Effect.provide(WebhooksRepo.Default)
+)

@@ -1,6 +1,7 @@
 /**
- * Webhook registrations, their messages, and the delivery log: the webhook rows of the outbox
- * (`outbox_deliveries` of channel `webhook`, written by OutboxRepo) with what they carry.
+ * Webhook registrations and their messages. The deliveries of the messages are the outbox's
+ * (Outbox/Deliveries.ts), which keeps each one's registration and message rows and never reads
+ * these tables; nor are the outbox's read here.
  *
  * A message's body is in `payload`, or, when it is large, in `webhook_message_parts` (migration
  * 0016): written part by part as it is built, and read part by part when it is sent.
@@ -9,8 +10,9 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
-import { DeliveryStatus, WebhookType } from "./Domain.js"
+import { WebhookType } from "./Domain.js"
 import { type OrganizationRowId, rowIdColumn } from "../Domain/RowIds.js"
 
 export const RegistrationRow = Schema.Struct({
@@ -29,10 +31,6 @@ export type RegistrationRow = typeof RegistrationRow.Type
  * bytes: `payload`, or `part` by part when `parts_bytes` is set).
  */
 export interface AttemptRow {
-  readonly id: number
-  readonly status: string
-  readonly attempts: number
-  readonly max_attempts: number
   readonly webhook_id: number
   readonly url: string
   readonly secret: string
@@ -68,37 +66,32 @@ const messagesStatement = (rows: number, pg: boolean) =>
    SELECT column1, $1, $2, column2, $3 FROM (VALUES ${
       Array.from({ length: rows }, (_, i) => `($${4 + 2 * i}, $${5 + 2 * i})`).join(", ")
     }) AS v
-   WHERE column1 IS NOT NULL`
+   WHERE column1 IS NOT NULL RETURNING id, public_id`
     : `INSERT INTO webhook_messages (public_id, organization_id, type, payload, created_at)
    SELECT column1, ?, ?, column2, ? FROM (VALUES ${Array.from({ length: rows }, () => "(?, ?)").join(", ")})
-   WHERE column1 IS NOT NULL`
+   WHERE column1 IS NOT NULL RETURNING id, public_id`
 
-export const DeliveryListRow = Schema.Struct({
-  public_id: Schema.String,
-  message_id: Schema.String,
-  type: WebhookType,
+/** What a delivery log shows of a delivery's message. */
+export const LoggedMessageRow = Schema.Struct({ id: Schema.Number, public_id: Schema.String, type: WebhookType })
+export type LoggedMessageRow = typeof LoggedMessageRow.Type
+
+/** What a delivery log shows of a delivery's registration. */
+export const LoggedRegistrationRow = Schema.Struct({
+  id: Schema.Number,
   url: Schema.String,
-  status: DeliveryStatus,
-  attempts: Schema.Number,
-  last_status_code: Schema.NullOr(Schema.Number),
-  last_error: Schema.NullOr(Schema.String),
-  last_response: Schema.NullOr(Schema.String),
-  created_at: Schema.String,
-  next_attempt_at: Schema.NullOr(Schema.Number),
   disabled_at: Schema.NullOr(Schema.String),
   deleted_at: Schema.NullOr(Schema.String)
 })
-export type DeliveryListRow = typeof DeliveryListRow.Type
+export type LoggedRegistrationRow = typeof LoggedRegistrationRow.Type
 
-/** A registration as the operator (admin CLI) and the dashboard see it, with its deliveries still owed and given up. */
+/** A registration as the operator (admin CLI) and the dashboard see it (with its deliveries' counts: Registrations.ts). */
 export const RegistrationSummaryRow = Schema.Struct({
+  id: Schema.Number,
   public_id: Schema.String,
   url: Schema.String,
   type: WebhookType,
   created_at: Schema.String,
-  disabled_at: Schema.NullOr(Schema.String),
-  pending: Schema.Number,
-  failed: Schema.Number
+  disabled_at: Schema.NullOr(Schema.String)
 })
 export type RegistrationSummaryRow = typeof RegistrationSummaryRow.Type
 
@@ -106,6 +99,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
+    const d = dialectOf(sql)
     const onPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
     const messageStatements = new Map(MESSAGE_ROWS.map((rows) => [rows, messagesStatement(rows, onPg)]))
     /** A text column's value as UTF-8 bytes (a Buffer). */
@@ -131,20 +125,13 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       Request: Schema.Number,
       Result: RegistrationSummaryRow,
       execute: (organizationId) =>
-        sql`SELECT w.public_id, w.url, w.type, w.created_at, w.disabled_at,
-              (SELECT count(*) FROM outbox_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending') AS pending,
-              (SELECT count(*) FROM outbox_deliveries d WHERE d.webhook_id = w.id AND d.status = 'failed') AS failed
+        sql`SELECT w.id, w.public_id, w.url, w.type, w.created_at, w.disabled_at
             FROM webhooks w WHERE w.organization_id = ${organizationId} AND w.deleted_at IS NULL ORDER BY w.id`
     })
 
     /** How many registrations (not deleted, disabled ones included) the organization has of a type. */
     const countOfType = (organizationId: OrganizationRowId, type: WebhookType) =>
       sql`SELECT count(*) AS n FROM webhooks WHERE organization_id = ${organizationId} AND type = ${type} AND deleted_at IS NULL`.pipe(
-        Effect.map((rows) => Number(rows[0]!["n"]))
-      )
-
-    const countPending = (webhookId: number) =>
-      sql`SELECT count(*) AS n FROM outbox_deliveries WHERE webhook_id = ${webhookId} AND status = 'pending'`.pipe(
         Effect.map((rows) => Number(rows[0]!["n"]))
       )
 
@@ -186,10 +173,12 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
 
     /**
      * Messages of one type, their bodies serialized already, in a few set-based statements (one per
-     * 64 messages, bodies bound as parameters). Runs in the caller's transaction.
+     * 64 messages, bodies bound as parameters); answers their row ids by public id. Runs in the
+     * caller's transaction.
      */
     const insertMessages = (organizationId: OrganizationRowId, type: WebhookType, at: string, messages: ReadonlyArray<NewMessage>) =>
       Effect.gen(function*() {
+        const ids = new Map<string, number>()
         for (let start = 0; start < messages.length;) {
           const rows = MESSAGE_ROWS.find((n) => n >= messages.length - start) ?? MOST_MESSAGE_ROWS
           const params: Array<string | number | null> = [organizationId, type, at]
@@ -197,9 +186,13 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
             const message = messages[i]
             params.push(message?.publicId ?? null, message?.payload ?? null)
           }
-          yield* direct.run(sql.unsafe(messageStatements.get(rows)!, params))
+          const inserted = yield* direct.rows<{ readonly id: number; readonly public_id: string }>(
+            sql.unsafe(messageStatements.get(rows)!, params)
+          )
+          for (const row of inserted) ids.set(row.public_id, Number(row.id))
           start += rows
         }
+        return ids as ReadonlyMap<string, number>
       })
 
     /** A large message, its body to come in parts (`insertPart`, then `endParts`); answers its row id. */
@@ -213,12 +206,12 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
     const endParts = (messageRow: number, bytes: number) =>
       direct.run(sql`UPDATE webhook_messages SET payload_bytes = ${bytes} WHERE id = ${messageRow}`)
 
-    const attempt = (id: number) =>
+    /** What an attempt of the delivery of message `messageRow` to registration `webhookId` needs. */
+    const attempt = (webhookId: number, messageRow: number) =>
       direct.first<AttemptRow>(
-        sql`SELECT d.id, d.status, d.attempts, d.max_attempts, d.webhook_id, w.url, w.secret,
-              m.id AS message_row, m.public_id AS message_id, m.payload_bytes AS parts_bytes
-            FROM outbox_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
-            WHERE d.id = ${id}`
+        sql`SELECT w.id AS webhook_id, w.url, w.secret, m.id AS message_row, m.public_id AS message_id, m.payload_bytes AS parts_bytes
+            FROM webhooks w JOIN webhook_messages m ON m.id = ${messageRow}
+            WHERE w.id = ${webhookId}`
       )
 
     /** A message's body kept in `payload`, as UTF-8 bytes (a Buffer, outside the JS heap). */
@@ -237,52 +230,36 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
         (row) => row?.part
       )
 
-    const deliveryColumns = sql.literal(`d.public_id, m.public_id AS message_id, m.type, w.url, d.status, d.attempts,
-      d.last_status_code, d.last_error, d.last_response, d.created_at, d.next_attempt_at, w.disabled_at, w.deleted_at`)
-
-    const list = SqlSchema.findAll({
-      Request: Schema.Struct({
-        organizationId: rowIdColumn.organization,
-        status: Schema.NullOr(DeliveryStatus),
-        limit: Schema.Number,
-        skip: Schema.Number
-      }),
-      Result: DeliveryListRow,
-      execute: ({ limit, organizationId, skip, status }) =>
-        sql`SELECT ${deliveryColumns}
-            FROM outbox_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
-            WHERE d.organization_id = ${organizationId} AND d.channel = 'webhook' ${status === null ? sql.literal("") : sql`AND d.status = ${status}`}
-            ORDER BY d.id DESC LIMIT ${limit} OFFSET ${skip}`
+    /** The messages of the given rows, for a delivery log. */
+    const loggedMessages = SqlSchema.findAll({
+      Request: Schema.Array(Schema.Number),
+      Result: LoggedMessageRow,
+      execute: (ids) => sql`SELECT id, public_id, type FROM webhook_messages WHERE id IN ${sql.in(ids)}`
     })
 
-    /** One delivery of the organization, as the log lists it. */
-    const one = SqlSchema.findOne({
-      Request: Schema.Struct({ organizationId: rowIdColumn.organization, publicId: Schema.String }),
-      Result: DeliveryListRow,
-      execute: ({ organizationId, publicId }) =>
-        sql`SELECT ${deliveryColumns}
-            FROM outbox_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_messages m ON m.id = d.message_id
-            WHERE d.organization_id = ${organizationId} AND d.channel = 'webhook' AND d.public_id = ${publicId}`
+    /** The registrations of the given rows (deleted ones included), for a delivery log. */
+    const loggedRegistrations = SqlSchema.findAll({
+      Request: Schema.Array(Schema.Number),
+      Result: LoggedRegistrationRow,
+      execute: (ids) => sql`SELECT id, url, disabled_at, deleted_at FROM webhooks WHERE id IN ${sql.in(ids)}`
     })
 
-    const count = (organizationId: OrganizationRowId, status: typeof DeliveryStatus.Type | null) =>
-      sql`SELECT count(*) AS n FROM outbox_deliveries
-          WHERE organization_id = ${organizationId} AND channel = 'webhook' ${status === null ? sql.literal("") : sql`AND status = ${status}`}`.pipe(
-        Effect.map((rows) => Number(rows[0]!["n"]))
-      )
-
-    const byPublicId = (organizationId: OrganizationRowId, publicId: string) =>
-      sql`SELECT id, status FROM outbox_deliveries
-          WHERE organization_id = ${organizationId} AND channel = 'webhook' AND public_id = ${publicId}`.pipe(
-        Effect.map((rows) => (rows.length === 0 ? undefined : { id: Number(rows[0]!["id"]), status: String(rows[0]!["status"]) }))
-      )
+    /**
+     * Deletes the messages of the given rows (and their parts), which no delivery refers to any
+     * more: the outbox's retention (Outbox/Retention.ts) gives them.
+     */
+    const deleteMessages = (rows: ReadonlyArray<number>) =>
+      Effect.gen(function*() {
+        const ids = d.inValues(JSON.stringify(rows), "integer")
+        yield* direct.run(sql`DELETE FROM webhook_message_parts WHERE message_id IN ${ids}`)
+        yield* direct.run(sql`DELETE FROM webhook_messages WHERE id IN ${ids}`)
+      })
 
     return {
       active,
       byRegistrationId,
       summaries,
       countOfType,
-      countPending,
       insert,
       enable,
       disable,
@@ -296,10 +273,9 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
       attempt,
       payload,
       part,
-      list,
-      one,
-      count,
-      byPublicId
+      loggedMessages,
+      loggedRegistrations,
+      deleteMessages
     } as const
   })
 }) {}

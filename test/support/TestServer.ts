@@ -8,6 +8,7 @@ import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { ApiTokens } from "../../src/Auth/ApiTokens.js"
 import { AppConfig, appConfig } from "../../src/Config/AppConfig.js"
 import { DirectSql } from "../../src/Db/DirectSql.js"
 import type { OrganizationRowId } from "../../src/Domain/RowIds.js"
@@ -111,6 +112,7 @@ export const testServer = (env: Record<string, string> = {}) =>
       Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
         const organizations = yield* Organizations
+        const apiTokens = yield* ApiTokens
         const direct = yield* DirectSql
         const address = server.address
         const url = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
@@ -122,7 +124,7 @@ export const testServer = (env: Record<string, string> = {}) =>
           organization: (slug: string) =>
             Effect.gen(function*() {
               const organization = yield* organizations.create({ slug, name: slug }).pipe(Effect.orDie)
-              const created = yield* organizations.createApiToken(organization.id, "test")
+              const created = yield* apiTokens.createApiToken(organization.id, "test")
               return { id: organization.id, token: Redacted.value(created.token) }
             }),
           statements: direct.executed

@@ -9,7 +9,7 @@
 import * as PgMigrator from "@effect/sql-pg/PgMigrator"
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Exit, Layer, Scope } from "effect"
-import { pgMigrationsDirectory } from "../../src/Sql.js"
+import { pgMigrationsDirectory } from "../../src/Db/Sql.js"
 import { postgresAvailable, postgresServer } from "./Postgres.js"
 import { build } from "./Build.js"
 import { TEMPLATE_DATABASE } from "./Engine.js"

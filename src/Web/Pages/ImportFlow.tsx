@@ -3,8 +3,7 @@
  * columns a file may have, and the preview of a kept file (its column mapping, its first rows as
  * they will be read, the counts and every row error) with the button that imports it.
  */
-import type { ImportKind, ImportResult, Sample } from "../ImportFlow.js"
-import { FILE_FIELD } from "../ImportFlow.js"
+import { FILE_FIELD, type ImportKind, type ImportResult, type Sample } from "../ImportKind.js"
 import { count, plural } from "../Format.js"
 import { Badge, Card, type FlashView, Layout, type Member, PageHeader, PostForm, type Site } from "../Html.js"
 

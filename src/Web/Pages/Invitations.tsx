@@ -5,7 +5,7 @@
  * say how to set email up and offer no way to send.
  */
 import type { QuotaState } from "../../Email/EmailQuota.js"
-import { type InvitationInput, InvitationPreview } from "../../Email/InvitationEmail.js"
+import { type InvitationInput, InvitationPreview } from "../../Invitations/InvitationEmail.js"
 import { type Invitation, REINVITE_WINDOW_MINUTES } from "../../Invitations/Domain.js"
 import { count, plural } from "../Format.js"
 import {

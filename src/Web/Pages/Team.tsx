@@ -1,6 +1,6 @@
 /** Team settings: the tabs every settings page shares, and Linked Services › API Keys. */
 import type { ComponentChildren } from "preact"
-import type { ApiTokenInfo } from "../../Organizations/Organizations.js"
+import type { ApiTokenInfo } from "../../Auth/ApiTokens.js"
 import { recordTime } from "../Format.js"
 import {
   Badge,

@@ -12,8 +12,9 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { AppConfig, type Bootstrap } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
-import { Members } from "./Members.js"
-import { Organizations } from "./Organizations.js"
+import { Members } from "../Organizations/Members.js"
+import { Organizations } from "../Organizations/Organizations.js"
+import { ApiTokens } from "./ApiTokens.js"
 
 export interface FirstStartCredentials {
   readonly organizationSlug: string
@@ -47,8 +48,9 @@ const applyConfigured = (bootstrap: Bootstrap) =>
         })
       }
     }
-    if (Option.isSome(bootstrap.apiToken) && !(yield* organizations.apiTokenExists(bootstrap.apiToken.value))) {
-      yield* organizations.registerApiToken(organization.id, "bootstrap", bootstrap.apiToken.value)
+    const tokens = yield* ApiTokens
+    if (Option.isSome(bootstrap.apiToken) && !(yield* tokens.apiTokenExists(bootstrap.apiToken.value))) {
+      yield* tokens.registerApiToken(organization.id, "bootstrap", bootstrap.apiToken.value)
     }
   })
 
@@ -67,7 +69,7 @@ const firstStart = Effect.gen(function*() {
     lastName: null,
     role: "Super Admin"
   })
-  const { token } = yield* organizations.createApiToken(organization.id, "first start")
+  const { token } = yield* (yield* ApiTokens).createApiToken(organization.id, "first start")
   return Option.some({ organizationSlug: organization.slug, adminEmail: "admin@localhost", adminPassword, apiToken: token })
 })
 

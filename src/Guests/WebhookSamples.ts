@@ -2,14 +2,17 @@
  * Sample notifications, in the configured variant: the EventPerson one `GET /webhook` shows, and
  * one of each type for test deliveries (`POST /webhook/test`). A made-up guest, Jane Doe, accepts
  * the invitation to a made-up event; the bodies come from the same builders as real notifications.
+ * The webhooks' `Samples` (Webhooks/Samples.ts), answered here, above both builders' features.
  */
+import * as Layer from "effect/Layer"
 import type { PayloadVariant } from "../Config/AppConfig.js"
 import { eventUpdatedBody } from "../Events/EventPayload.js"
 import { defaults, toEvent } from "../Events/EventMapping.js"
 import { EventRowId, OrganizationRowId } from "../Domain/RowIds.js"
-import type { EventRow } from "../Events/EventsRepo.js"
-import { eventPersonBody, type GuestSnapshot, guestListBody } from "../Guests/GuestPayloads.js"
-import type { WebhookType } from "./Domain.js"
+import type { EventRow } from "../Events/EventRow.js"
+import { eventPersonBody, type GuestSnapshot, guestListBody } from "./GuestPayloads.js"
+import type { WebhookType } from "../Webhooks/Domain.js"
+import { Samples } from "../Webhooks/Samples.js"
 
 const at = "2030-05-01T17:30:00.000Z"
 
@@ -63,14 +66,14 @@ const snapshot: GuestSnapshot = {
 }
 
 /** Jane Doe accepted: her RSVP status changed from Invited. */
-export const sampleEventPerson = (variant: PayloadVariant): unknown => eventPersonBody(variant, event, snapshot, "Invited", at)
+const sampleEventPerson = (variant: PayloadVariant): unknown => eventPersonBody(variant, event, snapshot, "Invited", at)
 
 /** The guest-list write of that answer: one guest updated. */
-export const sampleGuestList = (variant: PayloadVariant): unknown =>
+const sampleGuestList = (variant: PayloadVariant): unknown =>
   guestListBody(variant, event, [snapshot], { added: 0, removed: 0, updated: 1 }, at)
 
 /** An edit of the event that changed its name and date (Event bodies have one shape in both variants). */
-export const sampleEvent = (): unknown => eventUpdatedBody(toEvent(event, "Admin", []), ["name", "primaryDate"], at)
+const sampleEvent = (): unknown => eventUpdatedBody(toEvent(event, "Admin", []), ["name", "primaryDate"], at)
 
 /** A sample notification of each type, as a real one of that type would be sent. */
 const samples: Record<WebhookType, (variant: PayloadVariant) => unknown> = {
@@ -79,4 +82,4 @@ const samples: Record<WebhookType, (variant: PayloadVariant) => unknown> = {
   Event: sampleEvent
 }
 
-export const sampleOf = (type: WebhookType, variant: PayloadVariant): unknown => samples[type](variant)
+export const WebhookSamplesLive = Layer.succeed(Samples, { of: (type, variant) => samples[type](variant) })

@@ -18,9 +18,9 @@ import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { AppConfig } from "./Config/AppConfig.js"
-import * as Sqlite from "./Db/Sqlite.js"
-import { migrationsDirectory, pgMigrationsDirectory } from "./Paths.js"
+import { AppConfig } from "../Config/AppConfig.js"
+import * as Sqlite from "./Sqlite.js"
+import { migrationsDirectory, pgMigrationsDirectory } from "../Paths.js"
 
 export { migrationsDirectory, pgMigrationsDirectory }
 
@@ -43,7 +43,7 @@ export const SqlLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const { databasePath, databasePool, databaseUrl } = yield* AppConfig
     if (Option.isSome(databaseUrl)) {
-      const { postgresLayer } = yield* Effect.promise(() => import("./Db/PostgresLive.js"))
+      const { postgresLayer } = yield* Effect.promise(() => import("./PostgresLive.js"))
       return postgresLayer({ url: databaseUrl.value, maxConnections: databasePool.size, acquireTimeout: databasePool.acquireTimeout })
     }
     yield* ensureDirectory

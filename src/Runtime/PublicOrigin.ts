@@ -12,7 +12,7 @@
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { AppConfig } from "./Config/AppConfig.js"
+import { AppConfig } from "../Config/AppConfig.js"
 
 export class PublicOrigin extends Effect.Service<PublicOrigin>()("Convene/PublicOrigin", {
   effect: Effect.gen(function*() {

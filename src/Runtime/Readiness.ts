@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { statSync } from "node:fs"
-import { repeatedly } from "../Background.js"
+import { repeatedly } from "./Background.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Unavailable } from "../Domain/Errors.js"
 

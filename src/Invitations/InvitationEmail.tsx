@@ -10,7 +10,7 @@ import type { ComponentChildren } from "preact"
 import { renderToString } from "preact-render-to-string"
 import { trimToNull } from "../Domain/Fields.js"
 import { localTimeOf, onlineLinesOf, placeOf } from "../Calendar/Ics.js"
-import type { EventRow } from "../Events/EventsRepo.js"
+import type { EventRow } from "../Events/EventRow.js"
 
 export interface InvitationInput {
   readonly event: EventRow

@@ -17,8 +17,8 @@ import * as HashSet from "effect/HashSet"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import { AppConfig } from "./Config/AppConfig.js"
-import { requestMetaIn } from "./Http/RequestMeta.js"
+import { AppConfig } from "../Config/AppConfig.js"
+import { requestMetaIn } from "../Http/RequestMeta.js"
 
 /**
  * The message of what caused the failure or defect, if it is an error: a driver's refusal wrapped
