@@ -14,7 +14,9 @@ import { importAnswer, MAX_LISTED_ERRORS, RowErrors } from "../src/Csv/ImportRep
 import { InvalidRequest } from "../src/Domain/Errors.js"
 import type { FieldDef } from "../src/Persons/CustomFields.js"
 import { FieldOption } from "../src/Persons/Domain.js"
-import { displayValue, MULTISELECT_SEPARATOR, splitOptions } from "../src/Persons/PersonsCsv.js"
+import { MULTISELECT_SEPARATOR } from "../src/Persons/PersonsCsv.js"
+import { displayValue } from "../src/Persons/PersonsCsvExport.js"
+import { splitOptions } from "../src/Persons/PersonsCsvRows.js"
 
 type Key = "firstName" | "lastName" | "email" | "postalCode" | "personId"
 

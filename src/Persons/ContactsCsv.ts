@@ -1,7 +1,7 @@
 /**
  * Contacts as CSV (docs/integrators.md#csv-export-and-import): the export, streamed from one snapshot, and the import, which
  * reads, validates, matches and plans before one short transaction of set-based statements. The
- * columns and row validation are in PersonsCsv.ts, the matching rules in ImportPlan.ts, the CSV
+ * columns and row validation are in PersonsCsv.ts (and PersonsCsvExport.ts, PersonsCsvRows.ts), the matching rules in ImportPlan.ts, the CSV
  * machinery in src/Csv/. `Persons` offers both as its own methods.
  *
  * Responsiveness: parsing and validation run in slices of about a thousand rows with a turn of the
@@ -30,7 +30,9 @@ import { onUniqueViolation } from "../Db/SqlErrors.js"
 import { CustomFields } from "./CustomFields.js"
 import { newValuesBatch } from "./CustomFieldsRepo.js"
 import { type Plan, planImport } from "./ImportPlan.js"
-import { exportColumns, importSpec, type RowInput, validateRow } from "./PersonsCsv.js"
+import { importSpec } from "./PersonsCsv.js"
+import { exportColumns } from "./PersonsCsvExport.js"
+import { type RowInput, validateRow } from "./PersonsCsvRows.js"
 import { filledPersonsBatch, firstPhonesBatch, type MatchRow, newPersonsBatch } from "./PersonBatches.js"
 import { PersonsRepo } from "./PersonsRepo.js"
 import { emailKeyOf } from "../Domain/Fields.js"

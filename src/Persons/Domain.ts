@@ -1,34 +1,23 @@
 /** Persons (contacts) as the API shows and takes them. */
 import * as Schema from "effect/Schema"
-import { BoundedString, DateOnly, Email, ExactNumber, HttpUrl, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+import { DateOnly, Email, HttpUrl, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 import { KeyedRecord } from "../Domain/Keyed.js"
+import { CustomFieldDetailed, CustomFieldsUpdate, CustomFieldValue, FieldOption, MultiselectEntry } from "./CustomFieldDomain.js"
 
-export const FieldType = Schema.Literal("text", "number", "multiselect")
-export type FieldType = typeof FieldType.Type
-
-export class FieldOption extends Schema.Class<FieldOption>("FieldOption")({
-  id: Schema.String,
-  value: Schema.String,
-  color: Schema.String
-}) {}
-
-export class CustomFieldDefinition extends Schema.Class<CustomFieldDefinition>("CustomFieldDefinition")({
-  fieldId: Schema.String,
-  fieldName: Schema.String,
-  fieldType: FieldType,
-  options: Schema.Array(FieldOption)
-}) {}
-
-export const CustomFieldValue = Schema.Union(Schema.String, Schema.Array(Schema.String))
-
-export const CustomFieldDetailed = Schema.Struct({
-  fieldId: Schema.String,
-  fieldName: Schema.String,
-  fieldType: FieldType,
-  value: CustomFieldValue,
-  valueId: Schema.String,
-  options: Schema.optionalWith(Schema.Array(FieldOption), { exact: true })
-}).annotations({ identifier: "CustomFieldDetailed" })
+export {
+  CreateCustomField,
+  CustomFieldDefinition,
+  CustomFieldDetailed,
+  CustomFieldEntry,
+  CustomFieldsUpdate,
+  CustomFieldValue,
+  FIELD_TEXT_MAX,
+  FieldOption,
+  FieldType,
+  MAX_CUSTOM_FIELDS,
+  MAX_FIELD_OPTIONS,
+  MultiselectEntry
+} from "./CustomFieldDomain.js"
 
 export const RsvpHistoryEntry = Schema.Struct({
   status: Schema.String,
@@ -48,6 +37,19 @@ export const EventHistoryEntry = Schema.Struct({
 }).annotations({ identifier: "EventHistoryEntry" })
 
 const optionalString = Schema.optionalWith(Schema.String, { exact: true })
+
+/** The example person of the API's documentation, as lists show it. */
+const ada = {
+  personId: "f8a64a54-f28c-4234-8ab3-1335fdf45bad",
+  firstName: "Ada",
+  lastName: "Lovelace",
+  email: "ada@example.com",
+  company: "Analytical Engines",
+  birthday: "1815-12-10",
+  phone: "+44 20 7946 0000",
+  archived: false,
+  customFields: { Interests: ["Music"], Tier: "Gold" }
+}
 
 /** A person in lists and search results. Unset profile fields are left out. */
 export const Person = Schema.Struct({
@@ -70,17 +72,7 @@ export const Person = Schema.Struct({
   customFields: KeyedRecord(CustomFieldValue)
 }).annotations({
   identifier: "Person",
-  examples: [{
-    personId: "f8a64a54-f28c-4234-8ab3-1335fdf45bad",
-    firstName: "Ada",
-    lastName: "Lovelace",
-    email: "ada@example.com",
-    company: "Analytical Engines",
-    birthday: "1815-12-10",
-    phone: "+44 20 7946 0000",
-    archived: false,
-    customFields: { Interests: ["Music"], Tier: "Gold" }
-  }]
+  examples: [ada]
 })
 export type Person = typeof Person.Type
 
@@ -93,15 +85,7 @@ export const PersonDetail = Schema.Struct({
 }).annotations({
   identifier: "PersonDetail",
   examples: [{
-    personId: "f8a64a54-f28c-4234-8ab3-1335fdf45bad",
-    firstName: "Ada",
-    lastName: "Lovelace",
-    email: "ada@example.com",
-    company: "Analytical Engines",
-    birthday: "1815-12-10",
-    phone: "+44 20 7946 0000",
-    archived: false,
-    customFields: { Interests: ["Music"], Tier: "Gold" },
+    ...ada,
     customFieldsDetailed: [
       {
         fieldId: "123c2500-ae0c-4fe9-ad88-ca6d35e11461",
@@ -174,35 +158,6 @@ export const CreatePerson = Schema.Struct({
 })
 export type CreatePerson = typeof CreatePerson.Type
 
-/**
- * The longest text a custom field takes from a request or a file (a value is read back with the
- * person in every list and export, so it stays small).
- */
-export const FIELD_TEXT_MAX = 2_000
-
-const ScalarValue = Schema.NullOr(Schema.Union(
-  BoundedString(FIELD_TEXT_MAX),
-  ExactNumber
-))
-
-export const CustomFieldEntry = Schema.Struct({
-  fieldId: optional(Schema.String),
-  fieldName: optional(Schema.String),
-  value: ScalarValue
-})
-
-export const CustomFieldsUpdate = Schema.Union(
-  Schema.Array(CustomFieldEntry),
-  KeyedRecord(ScalarValue)
-).annotations({
-  description: "Text and number fields: an array of { fieldId or fieldName, value } (preferred), or a legacy object of name-to-value pairs."
-})
-
-export const MultiselectEntry = Schema.Struct({
-  fieldId: Schema.String,
-  value: Schema.NullOr(Schema.String)
-})
-
 export const UpdatePerson = Schema.Struct({
   personId: Schema.String,
   firstName: optional(RequiredText(200)),
@@ -239,27 +194,6 @@ export const UpdatePerson = Schema.Struct({
 })
 export type UpdatePerson = typeof UpdatePerson.Type
 
-/** Options of one multiselect field (a list of the world's countries fits), and fields of one organization. */
-export const MAX_FIELD_OPTIONS = 250
-export const MAX_CUSTOM_FIELDS = 200
-
-export const CreateCustomField = Schema.Struct({
-  fieldName: RequiredText(100),
-  fieldType: FieldType,
-  options: optional(Schema.Array(Schema.Struct({
-    value: RequiredText(100),
-    color: Schema.Trim.pipe(Schema.pattern(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, {
-      message: () => "must be a hex colour such as #1e90ff"
-    }))
-  })).pipe(Schema.maxItems(MAX_FIELD_OPTIONS, { message: () => `must have at most ${MAX_FIELD_OPTIONS} options` })))
-}).annotations({
-  identifier: "CreateCustomField",
-  examples: [
-    { fieldName: "Tier", fieldType: "text" },
-    { fieldName: "Interests", fieldType: "multiselect", options: [{ value: "Music", color: "#1e90ff" }, { value: "Chess", color: "#aa3344" }] }
-  ]
-})
-export type CreateCustomField = typeof CreateCustomField.Type
 
 /** Persons `GET /person?ids=` answers at most (a change feed page's worth, fetched in one request). */
 export const MAX_IDS = 100

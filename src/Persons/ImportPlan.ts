@@ -10,7 +10,7 @@
 import { RowErrors } from "../Csv/ImportReport.js"
 import type { PersonRowId } from "../Domain/RowIds.js"
 import type { FieldChange } from "./CustomFields.js"
-import type { RowInput } from "./PersonsCsv.js"
+import type { RowInput } from "./PersonsCsvRows.js"
 import { importedColumns, type MatchRow } from "./PersonBatches.js"
 
 /** A person to create; `values` in `importedColumns` order. */
