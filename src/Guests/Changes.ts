@@ -35,6 +35,28 @@ export interface GuestListChange {
 
 export type StatusChange = GuestListChange["statusChanges"][number]
 
+/** What a write did: the guests it affected, and how many it added, updated and removed (none unless given). */
+export type WriteCounts =
+  & Pick<GuestListChange, "affected">
+  & Partial<Pick<GuestListChange, "added" | "updated" | "removed" | "statusChanges">>
+
+/** A write's change: its event, its guests as loaded after it (`guests`, `rows`), when, and what it did. */
+export const guestListChange = (
+  event: EventRow,
+  loaded: Pick<GuestListChange, "guests" | "rows">,
+  at: string,
+  did: WriteCounts
+): GuestListChange => ({
+  event,
+  ...loaded,
+  at,
+  affected: did.affected,
+  added: did.added ?? 0,
+  updated: did.updated ?? 0,
+  removed: did.removed ?? 0,
+  statusChanges: did.statusChanges ?? []
+})
+
 /** The `event_guests` columns an update item sets, given the guest as it stands. */
 export const columnChanges = (item: GuestUpdate, link: LinkRow): Record<string, string | null> => {
   const changes: Record<string, string | null> = {}

@@ -1,5 +1,6 @@
 /** Guests, the event-person links (docs/integrators.md#the-guest-object). */
 import * as Schema from "effect/Schema"
+import { Conflict } from "../Domain/Errors.js"
 import { BoundedString, Email, ExactNumber, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 import { isScalar, keyedOf } from "../Domain/JsonGuard.js"
 import { KeyedRecord } from "../Domain/Keyed.js"
@@ -52,6 +53,10 @@ export const MAX_HISTORY_ENTRIES = 1_000
 
 /** Why a write that would add to a full history is refused. */
 export const HISTORY_FULL = `holds ${MAX_HISTORY_ENTRIES.toLocaleString("en-US")} RSVP history entries already, the most a guest keeps`
+
+/** The 409 of a write that would add to a full history: of item `at` of a batch (`guests.3`), or of the one guest. */
+export const historyFull = (at?: string) =>
+  new Conflict({ message: at === undefined ? `This guest ${HISTORY_FULL}` : `${at}: this guest ${HISTORY_FULL}` })
 
 /** A custom column's value as a request sets it. */
 const ColumnValueInput = Schema.Union(

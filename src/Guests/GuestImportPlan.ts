@@ -20,7 +20,8 @@ import { emptyKeyed, parseKeyed } from "../Domain/Keyed.js"
 import type { PersonRowId } from "../Domain/RowIds.js"
 import { importedColumns, type MatchRow } from "../Persons/PersonBatches.js"
 import { type ColumnValue, HISTORY_FULL, isColumnValues, MAX_HISTORY_ENTRIES } from "./Domain.js"
-import { cellOfValue, type GuestInput } from "./GuestsCsvColumns.js"
+import { cellOfValue } from "./GuestsCsvColumns.js"
+import type { GuestInput } from "./GuestsCsvRows.js"
 import type { GuestValues, ImportLinkRow } from "./GuestsRepo.js"
 
 /** A contact to create. */
