@@ -3,63 +3,30 @@
  * given RSVP statuses), gives each an RSVP link if they have none, renders one email per guest
  * (plain text, HTML and the event's calendar file, METHOD:PUBLISH) and queues them all in one
  * transaction through the outbox, which sends them like webhook deliveries: at least once,
- * retried, surviving restarts. The dashboard's preview renders the same email for one guest.
+ * retried, surviving restarts. The dashboard's preview renders the same email for one guest. Who
+ * gets what is InvitationComposer.ts.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Calendars } from "../Calendar/Calendars.js"
-import { eventCalendar } from "../Calendar/Ics.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
 import { nowIso } from "../Domain/Time.js"
-import { EmailNotConfigured } from "../Email/EmailNotConfigured.js"
 import { EmailOutbox } from "../Email/EmailOutbox.js"
 import { EmailQuota } from "../Email/EmailQuota.js"
-import { type InvitationInput, type RenderedEmail, renderInvitation } from "./InvitationEmail.js"
 import { Mailer } from "../Email/Mailer.js"
 import { Events } from "../Events/Events.js"
-import type { EventRow } from "../Events/EventRow.js"
 import { GuestLists } from "../Guests/GuestLists.js"
 import { GuestReads } from "../Guests/GuestReads.js"
-import { Conflict, InvalidRequest } from "../Domain/Errors.js"
-import { Organizations } from "../Organizations/Organizations.js"
 import { PublicOrigin } from "../Runtime/PublicOrigin.js"
-import { type Invitation, MAX_RECIPIENTS, REINVITE_WINDOW_MINUTES, type SendInvitations } from "./Domain.js"
-import { type InvitationRow, EventInvitationsRepo, type RecipientRow } from "./InvitationsRepo.js"
 import { orDieOnStorage } from "../Db/SqlErrors.js"
+import type { SendInvitations } from "./Domain.js"
+import { type Audience, CALENDAR_ATTACHMENT, type Composition, InvitationComposer } from "./InvitationComposer.js"
+import type { InvitationInput, RenderedEmail } from "./InvitationEmail.js"
+import { EventInvitationsRepo } from "./InvitationsRepo.js"
+import { invitationView, statusOf } from "./InvitationView.js"
 
-/** Who gets invitations: named guests, or every guest with one of some RSVP statuses. */
-export type Audience =
-  | { readonly personIds: ReadonlyArray<string>; readonly statuses?: undefined }
-  | { readonly statuses: ReadonlyArray<string>; readonly personIds?: undefined }
-
-export interface Composition {
-  readonly subject?: string | undefined
-  readonly message?: string | undefined
-}
-
-export const CALENDAR_ATTACHMENT = { filename: "invitation.ics", contentType: "text/calendar; charset=utf-8; method=PUBLISH" } as const
-
-const REINVITE_WINDOW_MILLIS = REINVITE_WINDOW_MINUTES * 60_000
-
-const statusOf = (delivery: string): Invitation["status"] =>
-  delivery === "delivered" ? "sent" : delivery === "pending" ? "queued" : "failed"
-
-const invitationView = (row: InvitationRow): Invitation => ({
-  invitationId: row.public_id,
-  personId: row.person_public_id,
-  name: `${row.first_name} ${row.last_name}`.trim(),
-  email: row.recipient,
-  subject: row.subject,
-  status: statusOf(row.status),
-  attempts: row.attempts,
-  lastError: row.last_error,
-  sentAt: row.delivered_at,
-  createdAt: row.created_at,
-  nextAttemptAt: row.status === "pending" && row.next_attempt_at !== null ? new Date(row.next_attempt_at).toISOString() : null
-})
+export type { Audience, Composition } from "./InvitationComposer.js"
 
 export class EventInvitations extends Effect.Service<EventInvitations>()("Convene/EventInvitations", {
   effect: Effect.gen(function*() {
@@ -71,72 +38,9 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
     const emails = yield* EmailOutbox
     const emailQuota = yield* EmailQuota
     const mailer = yield* Mailer
-    const organizations = yield* Organizations
-    const calendars = yield* Calendars
     const origin = yield* PublicOrigin
     const ids = yield* Ids
-
-    const organizerOf = (caller: Caller) =>
-      Effect.map(organizations.find(caller.organizationSlug), Option.match({ onNone: () => caller.organizationSlug, onSome: (o) => o.name }))
-
-    /** The targeted guests, each once, in list order; a named person not on the list is a 400 at its item. */
-    const recipientsOf = (caller: Caller, event: EventRow, audience: Audience) =>
-      Effect.gen(function*() {
-        if (audience.personIds !== undefined) {
-          const rows = yield* repo.guestsByPersonIds(event.id, caller.organizationId, audience.personIds)
-          const found = new Set(rows.map((r) => r.public_id))
-          const missing = audience.personIds.findIndex((id) => !found.has(id))
-          if (missing !== -1) return yield* InvalidRequest.at(`personIds.${missing}`, "is not on the guest list of this event")
-          return rows
-        }
-        const rows = yield* repo.guestsByStatuses(event.id, audience.statuses, MAX_RECIPIENTS + 1)
-        if (rows.length > MAX_RECIPIENTS) {
-          return yield* InvalidRequest.at(
-            "statuses",
-            `match more than ${MAX_RECIPIENTS.toLocaleString("en-US")} guests: send in parts, by personIds or fewer statuses`
-          )
-        }
-        return rows
-      })
-
-    /** One guest's email: the text and HTML parts, and the calendar file linking to their RSVP page. */
-    const compose = (event: EventRow, organizer: string, guest: RecipientRow, rsvpLink: string, composition: Composition) => {
-      const input: InvitationInput = {
-        event,
-        organizer,
-        guest: { firstName: guest.first_name, lastName: guest.last_name },
-        rsvpLink,
-        subject: composition.subject,
-        message: composition.message
-      }
-      const rendered = renderInvitation(input)
-      const calendar = eventCalendar({
-        event,
-        uidHost: calendars.uidHost,
-        url: rsvpLink,
-        method: "PUBLISH",
-        organizerName: organizer,
-        organizerEmail: Option.getOrUndefined(Option.map(mailer.settings, (s) => s.fromAddress))
-      })
-      return { input, rendered, calendar }
-    }
-
-    /** Refusals that hold whatever the guests: no email set up, no public page to link to. */
-    const sendable = (event: EventRow) =>
-      !mailer.configured
-        ? Effect.fail(EmailNotConfigured.standard())
-        : event.slug === null
-        ? Effect.fail(
-          new Conflict({
-            message: "The event has no public page (primarySlug is null), so invitations would have no RSVP link: give it a primarySlug first"
-          })
-        )
-        : Effect.succeed(event.slug)
-
-    /** The guests (person row ids) invited to the event within the last ten minutes: they get no email now. */
-    const recentlyInvited = (event: EventRow) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        repo.invitedSince(event.id, new Date(now - REINVITE_WINDOW_MILLIS).toISOString()))
+    const { compose, organizerOf, recentlyInvited, recipientsOf, sendable } = yield* InvitationComposer
 
     const send = Effect.fn("Invitations.send")(function*(caller: Caller, eventId: string, input: SendInvitations) {
       const event = yield* events.find(caller, eventId)
@@ -237,14 +141,13 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
   }),
   dependencies: [
     EventInvitationsRepo.Default,
+    InvitationComposer.Default,
     Events.Default,
     GuestLists.Default,
     GuestReads.Default,
     EmailOutbox.Default,
     EmailQuota.Default,
     Mailer.Default,
-    Organizations.Default,
-    Calendars.Default,
     PublicOrigin.Default,
     Ids.Default
   ]
