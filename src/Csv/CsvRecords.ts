@@ -17,6 +17,20 @@ import { refuse } from "./CsvHeader.js"
  */
 const SLICE_CHARS = 64 * 1024
 
+/**
+ * How a CSV import's records are parsed (with the file's delimiter): `""` inside quotes, spaces
+ * after a separator dropped, stray quotes and rows of any length taken, blank lines kept (they are
+ * numbered rows). For any reader of an import's text, so that all read a file alike.
+ */
+export const PARSE_OPTIONS = {
+  quote: "\"",
+  escape: "\"",
+  ltrim: true,
+  relax_quotes: true,
+  relax_column_count: true,
+  skip_empty_lines: false
+} as const
+
 const CANDIDATES = [",", ";", "\t"] as const
 
 /**
@@ -49,15 +63,7 @@ export const parseRecords = (
   onRecord: (record: Array<string>) => InvalidRequest | undefined
 ): Effect.Effect<void, InvalidRequest> =>
   Effect.async<void, InvalidRequest>((resume) => {
-    const parser = new Parser({
-      delimiter,
-      quote: "\"",
-      escape: "\"",
-      ltrim: true,
-      relax_quotes: true,
-      relax_column_count: true,
-      skip_empty_lines: false
-    })
+    const parser = new Parser({ ...PARSE_OPTIONS, delimiter })
     let offset = start
     let done = false
     let timer: NodeJS.Immediate | undefined

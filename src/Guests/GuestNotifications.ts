@@ -3,7 +3,7 @@
  * from the guests as the API renders them (GuestPayloads.ts) and stored by the outbox inside the
  * write's transaction: one `GuestList` notification per write with the guests it affected, and an
  * `EventPerson` notification per guest whose RSVP or attendance status really changed. A guest-list
- * import makes the same notifications in batches (GuestsCsv.ts).
+ * import makes the same notifications in batches (GuestImportNotifications.ts).
  */
 import * as Effect from "effect/Effect"
 import { AppConfig } from "../Config/AppConfig.js"

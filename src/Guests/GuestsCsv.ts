@@ -1,8 +1,9 @@
 /**
  * A guest list as CSV: the export, streamed from one snapshot like the JSON guest list, and the
  * import, which reads, validates, matches and plans before one short transaction of set-based
- * statements. The columns and row validation are in GuestsCsvColumns.ts, the rules of what a row
- * does in GuestImportPlan.ts, the CSV machinery in src/Csv/. `GuestLists` offers both as its own.
+ * statements. The columns are in GuestsCsvColumns.ts (the export's cells GuestsCsvExport.ts, the
+ * row validation GuestsCsvRows.ts), the rules of what a row does in GuestImportPlan.ts, the CSV
+ * machinery in src/Csv/. `GuestLists` offers both as its own.
  *
  * Responsiveness, as for the contacts import: parsing and validation run in slices of about a
  * thousand rows with a turn of the event loop between them (Csv/CsvImport.ts), matching in

@@ -15,7 +15,7 @@ export type DeliveryStatus = "pending" | "delivered" | "failed" | "cancelled"
 
 /**
  * A delivery whose message is larger than this (in bytes) is large: the dispatcher attempts one
- * large delivery at a time (Dispatcher.ts). Only webhook messages are ever that large.
+ * large delivery at a time (Fairness.ts). Only webhook messages are ever that large.
  */
 export const LARGE_PAYLOAD_BYTES = 4 * 1024 * 1024
 

@@ -1,8 +1,9 @@
 /**
  * Contacts as CSV (docs/integrators.md#csv-export-and-import): the export, streamed from one snapshot, and the import, which
  * reads, validates, matches and plans before one short transaction of set-based statements. The
- * columns and row validation are in PersonsCsv.ts (and PersonsCsvExport.ts, PersonsCsvRows.ts), the matching rules in ImportPlan.ts, the CSV
- * machinery in src/Csv/. `Persons` offers both as its own methods.
+ * columns are in PersonsCsv.ts (the export's cells PersonsCsvExport.ts, the row validation
+ * PersonsCsvRows.ts), the matching rules in ImportPlan.ts, the CSV machinery in src/Csv/.
+ * `Persons` offers both as its own methods.
  *
  * Responsiveness: parsing and validation run in slices of about a thousand rows with a turn of the
  * event loop between them (CsvImport.ts), matching in statements of `MATCH_BATCH` emails, and the
