@@ -80,7 +80,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
     /** The organization's head and retention mark, in one statement. */
     const state = (organizationId: OrganizationRowId) =>
       Effect.map(
-        direct.first<FeedState>(sql`SELECT
+        direct.unchecked.first<FeedState>(sql`SELECT
             (SELECT max(seq) FROM changes WHERE organization_id = ${organizationId}) AS head,
             (SELECT through_seq FROM change_feed_pruned WHERE organization_id = ${organizationId}) AS pruned`),
         (row): FeedState => ({ head: row?.head ?? null, pruned: row?.pruned ?? null })
@@ -89,7 +89,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
     /** The newest change of the organization that retention deleted, if any. */
     const pruned = (organizationId: OrganizationRowId) =>
       Effect.map(
-        direct.first<{ readonly through_seq: number }>(
+        direct.unchecked.first<{ readonly through_seq: number }>(
           sql`SELECT through_seq FROM change_feed_pruned WHERE organization_id = ${organizationId}`
         ),
         (row) => row?.through_seq ?? null
@@ -97,13 +97,13 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
 
     /** Up to `size` changes of the organization after `after` and up to `upTo`, in `seq` order. */
     const page = (organizationId: OrganizationRowId, after: number, upTo: number, size: number) =>
-      direct.rows<ChangeRow>(sql`SELECT seq, type, action, entity_id, event_id, occurred_at FROM changes
+      direct.unchecked.rows<ChangeRow>(sql`SELECT seq, type, action, entity_id, event_id, occurred_at FROM changes
           WHERE organization_id = ${organizationId} AND seq > ${after} AND seq <= ${upTo}
           ORDER BY seq LIMIT ${size}`)
 
     /** The oldest `size` changes of all organizations, from the front of the primary key. */
     const oldest = (size: number) =>
-      direct.rows<{ readonly seq: number; readonly occurred_at: string }>(
+      direct.unchecked.rows<{ readonly seq: number; readonly occurred_at: string }>(
         sql`SELECT seq, occurred_at FROM changes ORDER BY seq LIMIT ${size}`
       )
 
@@ -113,7 +113,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
      */
     const deleteThrough = (seq: number) =>
       Effect.gen(function*() {
-        const deleted = yield* direct.rows<{ readonly organization_id: OrganizationRowId; readonly seq: number }>(
+        const deleted = yield* direct.unchecked.rows<{ readonly organization_id: OrganizationRowId; readonly seq: number }>(
           sql`DELETE FROM changes WHERE seq <= ${seq} RETURNING organization_id, seq`
         )
         const marks = new Map<number, number>()
@@ -129,7 +129,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
 
     /** The key cursors are sealed with (base64). */
     const cursorKey = Effect.map(
-      direct.first<{ readonly cursor_key: string }>(sql`SELECT cursor_key FROM change_feed_key WHERE id = 1`),
+      direct.unchecked.first<{ readonly cursor_key: string }>(sql`SELECT cursor_key FROM change_feed_key WHERE id = 1`),
       (row) => row?.cursor_key
     )
 

@@ -24,7 +24,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { DirectSql, type DirectSqlShape } from "./DirectSql.js"
+import { DirectSql, withSchemas } from "./DirectSql.js"
 import { sqliteOpen } from "./OpenTransaction.js"
 
 /**
@@ -377,7 +377,7 @@ export const make = (options: Options) =>
         }),
       loadExtension: (path: string) => Effect.try({ try: () => void db.loadExtension(path), catch: failed })
     }) as unknown as SqliteClient.SqliteClient
-    const directSql: DirectSqlShape = {
+    const directSql = withSchemas({
       rows: read,
       first: <A>(statement: Statement.Statement<unknown>) => Effect.map(read<A>(statement), (rows) => rows[0]),
       run: (statement) => direct(statement, (prepared, params) => void prepared.run(...params), "write"),
@@ -390,7 +390,7 @@ export const make = (options: Options) =>
       externalVersion: () => (dataVersion ??= db.prepare("PRAGMA data_version").pluck()).get() as number,
       writing: () => transactionOpen,
       executed: () => executed
-    }
+    })
     return { sqlite, directSql }
   })
 

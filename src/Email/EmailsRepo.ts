@@ -38,7 +38,7 @@ export class EmailsRepo extends Effect.Service<EmailsRepo>()("Convene/EmailsRepo
                   ${JSON.stringify(row.attachments)})`)
 
     const attempt = (deliveryId: number) =>
-      direct.first<EmailAttemptRow>(
+      direct.unchecked.first<EmailAttemptRow>(
         sql`SELECT message_id, recipient, subject, text_body, html_body, attachments
             FROM outbox_emails WHERE delivery_id = ${deliveryId}`
       )

@@ -239,7 +239,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
 
     /** Up to `size` guests on the list (removed ones excluded) after guest `after`, in link order, as JSON. */
     const jsonPageOfEvent = (eventId: EventRowId, after: number, size: number, shared: ListJsonShared) =>
-      direct.rows<GuestJsonRow>(
+      direct.unchecked.rows<GuestJsonRow>(
         sql`${listJson} CROSS JOIN (SELECT CAST(${shared.linkOpen} AS text) AS link_open, CAST(${shared.tail} AS text) AS tail) o
             WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND g.id > ${after} ORDER BY g.id LIMIT ${size}`
       )
@@ -263,7 +263,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     const byIds = (guestIds: ReadonlyArray<GuestRowId>) =>
       guestIds.length === 0
         ? Effect.succeed<ReadonlyArray<GuestRow>>([])
-        : direct.rows<GuestRow>(
+        : direct.unchecked.rows<GuestRow>(
           sql`${select} WHERE g.id IN ${d.inValues(JSON.stringify(guestIds), "integer")} ORDER BY g.id`
         )
 
@@ -284,10 +284,10 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     /** The guest ids matching a search, a page of them, and how many match in all. */
     const search = (eventId: EventRowId, filter: GuestFilter, limit: number, skip: number) =>
       Effect.all([
-        direct.rows<{ id: GuestRowId }>(sql`SELECT g.id FROM event_guests g JOIN persons p ON p.id = g.person_id
+        direct.unchecked.rows<{ id: GuestRowId }>(sql`SELECT g.id FROM event_guests g JOIN persons p ON p.id = g.person_id
             WHERE ${where(eventId, filter)}
             ORDER BY ${filter._tag === "PersonIds" ? sql.literal("+g.id") : sql.literal("g.id")} LIMIT ${limit} OFFSET ${skip}`),
-        direct.first<{ total: number }>(
+        direct.unchecked.first<{ total: number }>(
           sql`SELECT count(*) AS total FROM event_guests g JOIN persons p ON p.id = g.person_id WHERE ${where(eventId, filter)}`
         )
       ]).pipe(Effect.map(([rows, count]) => ({ ids: rows.map((r) => r.id), total: count?.total ?? 0 })))
@@ -311,9 +311,9 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
         ? sql`${d.nocase("p.first_name")}, ${d.nocase("p.last_name")}, g.id`
         : sql`g.id`
       return Effect.all([
-        direct.rows<{ id: GuestRowId }>(sql`SELECT g.id FROM event_guests g JOIN persons p ON p.id = g.person_id
+        direct.unchecked.rows<{ id: GuestRowId }>(sql`SELECT g.id FROM event_guests g JOIN persons p ON p.id = g.person_id
             WHERE ${pageWhere(eventId, query)} ORDER BY ${order} LIMIT ${query.limit} OFFSET ${query.skip}`),
-        direct.first<{ total: number }>(
+        direct.unchecked.first<{ total: number }>(
           sql`SELECT count(*) AS total FROM event_guests g JOIN persons p ON p.id = g.person_id WHERE ${pageWhere(eventId, query)}`
         )
       ]).pipe(Effect.map(([rows, count]) => ({ ids: rows.map((r) => r.id), total: count?.total ?? 0 })))
@@ -324,7 +324,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       ? "count(*) FILTER (WHERE attendance_status = 'Attended')"
       : "sum(attendance_status = 'Attended')")
     const counts = (eventId: EventRowId) =>
-      direct.rows<{ readonly rsvp_status: string; readonly n: number; readonly attended: number }>(
+      direct.unchecked.rows<{ readonly rsvp_status: string; readonly n: number; readonly attended: number }>(
         sql`SELECT rsvp_status, count(*) AS n, ${attended} AS attended FROM event_guests
             WHERE event_id = ${eventId} AND removed_at IS NULL GROUP BY rsvp_status`
       )
@@ -334,7 +334,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
 
     const link = ({ eventId, personId }: { eventId: EventRowId; personId: PersonRowId }) =>
       Effect.map(
-        direct.first<LinkRow>(
+        direct.unchecked.first<LinkRow>(
           sql`SELECT g.id, g.person_id, g.rsvp_status, g.attendance_status, g.dietary_restrictions, g.rsvp_note, g.custom_columns,
                 g.removed_at, ${historyEntries}
               FROM event_guests g WHERE g.event_id = ${eventId} AND g.person_id = ${personId}`
@@ -355,7 +355,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
           WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND p.organization_id = ${organizationId}
             AND g.person_id IN (SELECT x.id FROM persons x
               WHERE x.public_id IN ${d.inValues(JSON.stringify(personPublicIds), "text")})`.pipe(
-        (statement) => direct.rows<LinkRow & { readonly public_id: string }>(statement),
+        (statement) => direct.unchecked.rows<LinkRow & { readonly public_id: string }>(statement),
         Effect.map((rows) => new Map(rows.map((r) => [r.public_id, r])))
       )
 
@@ -396,7 +396,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       guestIds.length === 0
         ? Effect.succeed(new Map<GuestRowId, string>())
         : Effect.map(
-          direct.rows<{ event_guest_id: GuestRowId; token: string }>(
+          direct.unchecked.rows<{ event_guest_id: GuestRowId; token: string }>(
             sql`SELECT event_guest_id, token FROM invites
                 WHERE event_guest_id IN ${d.inValues(JSON.stringify(guestIds), "integer")}`
           ),
@@ -405,7 +405,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
 
     /** A person's events (active links only), by event date: their `eventHistory`. */
     const eventsOfPerson = ({ organizationId, personId }: { personId: PersonRowId; organizationId: OrganizationRowId }) =>
-      direct.rows<{
+      direct.unchecked.rows<{
         readonly gid: GuestRowId
         readonly public_id: string
         readonly name: string
@@ -426,7 +426,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     /** The active guest an invite token belongs to, on the event with that public slug. */
     const byInvite = (slug: string, token: string) =>
       Effect.map(
-        direct.first<{ gid: GuestRowId; event_id: EventRowId }>(
+        direct.unchecked.first<{ gid: GuestRowId; event_id: EventRowId }>(
           sql`SELECT g.id AS gid, g.event_id FROM invites i
               JOIN event_guests g ON g.id = i.event_guest_id JOIN events e ON e.id = g.event_id
               WHERE i.token = ${token} AND e.slug = ${slug} AND g.removed_at IS NULL`
@@ -437,7 +437,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     /** Guests holding a place (Accepted), other than one. */
     const acceptedOthers = (eventId: EventRowId, guestId: GuestRowId) =>
       Effect.map(
-        direct.first<{ n: number }>(
+        direct.unchecked.first<{ n: number }>(
           sql`SELECT count(*) AS n FROM event_guests
               WHERE event_id = ${eventId} AND removed_at IS NULL AND rsvp_status = 'Accepted' AND id != ${guestId}`
         ),
@@ -457,7 +457,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     const exportOfEvent = (eventId: EventRowId, size: number): Stream.Stream<ReadonlyArray<ExportGuestRow>, SqlError> =>
       Stream.paginateEffect(0, (after: number) =>
         Effect.map(
-          direct.rows<ExportGuestRow>(
+          direct.unchecked.rows<ExportGuestRow>(
             sql`${exportSelect} WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND g.id > ${after} ORDER BY g.id LIMIT ${size}`
           ),
           (rows) => [rows, rows.length < size ? Option.none() : Option.some(rows[rows.length - 1]!.gid)] as const
@@ -468,7 +468,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     const linksOfPersons = (eventId: EventRowId, personIds: ReadonlyArray<PersonRowId>) =>
       personIds.length === 0
         ? Effect.succeed<ReadonlyArray<ImportLinkRow>>([])
-        : direct.rows<ImportLinkRow>(sql`SELECT g.id, g.person_id, g.rsvp_status, g.attendance_status, g.dietary_restrictions,
+        : direct.unchecked.rows<ImportLinkRow>(sql`SELECT g.id, g.person_id, g.rsvp_status, g.attendance_status, g.dietary_restrictions,
               g.rsvp_note, g.custom_columns, g.removed_at, ${historyEntries}
             FROM ${d.values(JSON.stringify(personIds), "integer")}
             ${crossJoin} event_guests g ON g.event_id = ${eventId} AND g.person_id = j.value`)
@@ -477,7 +477,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     const guestIdsByEmailKeys = (eventId: EventRowId, organizationId: OrganizationRowId, emailKeys: ReadonlyArray<string>) =>
       emailKeys.length === 0
         ? Effect.succeed<ReadonlyArray<{ readonly email_key: string; readonly id: GuestRowId }>>([])
-        : direct.rows<{ readonly email_key: string; readonly id: GuestRowId }>(sql`SELECT p.email_key, g.id
+        : direct.unchecked.rows<{ readonly email_key: string; readonly id: GuestRowId }>(sql`SELECT p.email_key, g.id
             FROM ${d.values(JSON.stringify(emailKeys), "text")}
             ${crossJoin} persons p ON p.organization_id = ${organizationId} AND p.email_key = j.value AND p.archived_at IS NULL
             JOIN event_guests g ON g.event_id = ${eventId} AND g.person_id = p.id`)
@@ -486,7 +486,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     const same = (column: string, index: number) => d.same(sql.literal(column), d.at(index))
 
     /** How many rows a statement with `RETURNING 1` touched. */
-    const touched = (statement: Statement.Statement<unknown>) => Effect.map(direct.rows(statement), (rows) => rows.length)
+    const touched = (statement: Statement.Statement<unknown>) => Effect.map(direct.unchecked.rows(statement), (rows) => rows.length)
 
     /**
      * Puts the active persons of these email keys on the list, with their values, in one statement.
@@ -527,7 +527,7 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
       checks.size === 0
         ? Effect.succeed(0)
         : Effect.map(
-          direct.first<{ readonly n: number }>(sql`SELECT count(*) AS n FROM ${d.rows(checks.json)}
+          direct.unchecked.first<{ readonly n: number }>(sql`SELECT count(*) AS n FROM ${d.rows(checks.json)}
               ${crossJoin} event_guests g ON g.id = ${d.at(0, "integer")}
             WHERE g.removed_at IS NULL AND g.rsvp_status = ${d.at(1)} AND ${same("g.attendance_status", 2)}
               AND ${same("g.dietary_restrictions", 3)} AND ${same("g.rsvp_note", 4)} AND ${same("g.custom_columns", 5)}`),

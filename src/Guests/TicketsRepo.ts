@@ -25,7 +25,7 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("Convene/TicketsR
     /** The code of a guest link, if it has a ticket. */
     const codeOf = (guestId: GuestRowId) =>
       Effect.map(
-        direct.first<{ readonly code: string }>(sql`SELECT code FROM tickets WHERE event_guest_id = ${guestId}`),
+        direct.unchecked.first<{ readonly code: string }>(sql`SELECT code FROM tickets WHERE event_guest_id = ${guestId}`),
         (row) => row?.code
       )
 
@@ -42,7 +42,7 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("Convene/TicketsR
 
     /** The holder of a code, in whichever organization and event. */
     const holder = (code: string) =>
-      direct.first<TicketHolder>(
+      direct.unchecked.first<TicketHolder>(
         sql`SELECT g.id AS guest_id, g.removed_at, g.attendance_status, g.attended_at, p.public_id AS person_public_id,
               e.id AS event_id, e.name AS event_name, e.organization_id
             FROM tickets t

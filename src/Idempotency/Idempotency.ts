@@ -67,7 +67,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Convene/Idempote
     const retention = Duration.toMillis(RETENTION)
 
     const select = (callerKey: string, key: string) =>
-      direct.first<Row>(
+      direct.unchecked.first<Row>(
         sql`SELECT fingerprint, status, content_type, body, created_at FROM idempotency_keys
             WHERE caller_key = ${callerKey} AND key = ${key}`
       )

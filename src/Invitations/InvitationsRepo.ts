@@ -43,7 +43,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
 
     /** The guests of the list among these persons (by public id, of the organization), in list order. */
     const guestsByPersonIds = (eventId: EventRowId, organizationId: OrganizationRowId, personIds: ReadonlyArray<string>) =>
-      direct.rows<RecipientRow>(
+      direct.unchecked.rows<RecipientRow>(
         // from the named persons to their links by the (event, person) key: the cost follows the
         // persons named, not the length of the list
         sql`SELECT ${recipientColumns}
@@ -56,7 +56,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
 
     /** The guests of the list whose RSVP status is one of these, in list order; at most `limit`. */
     const guestsByStatuses = (eventId: EventRowId, statuses: ReadonlyArray<string>, limit: number) =>
-      direct.rows<RecipientRow>(
+      direct.unchecked.rows<RecipientRow>(
         sql`SELECT ${recipientColumns}
             FROM event_guests g JOIN persons p ON p.id = g.person_id
             WHERE g.event_id = ${eventId} AND g.removed_at IS NULL
@@ -66,7 +66,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
 
     /** How many guests of the list have each RSVP status. */
     const countByStatus = (eventId: EventRowId) =>
-      direct.rows<{ rsvp_status: string; n: number }>(
+      direct.unchecked.rows<{ rsvp_status: string; n: number }>(
         sql`SELECT rsvp_status, count(*) AS n FROM event_guests WHERE event_id = ${eventId} AND removed_at IS NULL
             GROUP BY rsvp_status`
       )
@@ -88,7 +88,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
      */
     const invitedSince = (eventId: EventRowId, since: string) =>
       Effect.map(
-        direct.rows<{ readonly person_id: PersonRowId }>(
+        direct.unchecked.rows<{ readonly person_id: PersonRowId }>(
           sql`SELECT DISTINCT person_id FROM invitations WHERE event_id = ${eventId} AND created_at > ${since}`
         ),
         (rows) => new Set<number>(rows.map((r) => Number(r.person_id)))
@@ -96,7 +96,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
 
     /** A page of an event's invitations, newest first. */
     const list = (eventId: EventRowId, limit: number, skip: number) =>
-      direct.rows<InvitationRow>(
+      direct.unchecked.rows<InvitationRow>(
         sql`SELECT i.public_id, p.public_id AS person_public_id, p.first_name, p.last_name, e.recipient, e.subject,
               d.status, d.attempts, d.last_error, d.delivered_at, d.created_at, d.next_attempt_at
             FROM invitations i
@@ -109,7 +109,7 @@ export class EventInvitationsRepo extends Effect.Service<EventInvitationsRepo>()
 
     /** An event's invitations by delivery state. */
     const countByState = (eventId: EventRowId) =>
-      direct.rows<{ status: string; n: number }>(
+      direct.unchecked.rows<{ status: string; n: number }>(
         sql`SELECT d.status, count(*) AS n FROM invitations i JOIN outbox_deliveries d ON d.id = i.delivery_id
             WHERE i.event_id = ${eventId} GROUP BY d.status`
       )

@@ -75,7 +75,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
      */
     const due = (channel: DeliveryChannel, now: number, limit: number, large: boolean, skip: AtTheirShare) =>
       Effect.map(
-        direct.rows<{ id: number; destination: string; organization_id: number; next_attempt_at: number; bytes: number }>(
+        direct.unchecked.rows<{ id: number; destination: string; organization_id: number; next_attempt_at: number; bytes: number }>(
           sql`SELECT d.id, ${destinationOf} AS destination, d.organization_id, d.next_attempt_at, d.bytes
               FROM outbox_deliveries d
               WHERE d.channel = ${channel} AND d.status = 'pending' AND d.next_attempt_at <= ${now}
@@ -100,7 +100,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
      */
     const nextDue = (now: number, large: boolean, skip: AtTheirShare) =>
       Effect.map(
-        direct.first<{ at: number | null }>(
+        direct.unchecked.first<{ at: number | null }>(
           sql`SELECT min(d.next_attempt_at) AS at FROM outbox_deliveries d
               WHERE d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < ${now}) AND ${notAtTheirShare(skip)}
                 ${large ? sql.literal("") : sql`AND d.bytes <= ${LARGE_PAYLOAD_BYTES}`}`

@@ -71,7 +71,7 @@ export const pruneOutbox = (retention: Duration.Duration, batchSize = PRUNE_BATC
     /** One batch, in one write transaction: answers how many deliveries it deleted. */
     const batch = Effect.gen(function*() {
       // the oldest ended deliveries (index outbox_deliveries_finished)
-      const rows = yield* direct.rows<{ readonly id: number; readonly message_id: number | null }>(
+      const rows = yield* direct.unchecked.rows<{ readonly id: number; readonly message_id: number | null }>(
         sql`SELECT id, message_id FROM outbox_deliveries
             WHERE status <> 'pending' AND updated_at < ${cutoff}
             ORDER BY updated_at LIMIT ${batchSize}`

@@ -71,15 +71,15 @@ export class PaymentsRepo extends Effect.Service<PaymentsRepo>()("Convene/Paymen
       const ids = JSON.stringify(personIds)
       return Effect.map(
         Effect.all([
-          direct.rows<PurchaseRow>(
+          direct.unchecked.rows<PurchaseRow>(
             sql`SELECT id, public_id, invoice_number, updated_at, disputed_at FROM purchases
                 WHERE id IN (${purchasesOf(eventId, ids)}) ORDER BY id`
           ),
-          direct.rows<ItemRow>(
+          direct.unchecked.rows<ItemRow>(
             sql`SELECT id, public_id, purchase_id, person_id, type, subtotal, tax, service_fee, total, promo_code
                 FROM purchase_items WHERE purchase_id IN (${purchasesOf(eventId, ids)}) ORDER BY purchase_id, id`
           ),
-          direct.rows<RefundRow>(
+          direct.unchecked.rows<RefundRow>(
             sql`SELECT purchase_id, item_id, amount FROM refunds
                 WHERE purchase_id IN (${purchasesOf(eventId, ids)}) ORDER BY id`
           )

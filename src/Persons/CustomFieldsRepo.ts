@@ -106,7 +106,7 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
     const values = (personIds: ReadonlyArray<PersonRowId>, allOptions = false) =>
       personIds.length === 0
         ? Effect.succeed<ReadonlyArray<ValueRow>>([])
-        : direct.rows<ValueRow>(
+        : direct.unchecked.rows<ValueRow>(
             sql`SELECT v.person_id, v.field_id, v.public_id, v.value, f.public_id AS field_public_id, f.name, f.type,
                   CASE WHEN f.type = 'multiselect' THEN
                     (SELECT ${optionsJson}
@@ -125,7 +125,7 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
     const storedValues = (personIds: ReadonlyArray<PersonRowId>) =>
       personIds.length === 0
         ? Effect.succeed<ReadonlyArray<StoredValue>>([])
-        : direct.rows<StoredValue>(
+        : direct.unchecked.rows<StoredValue>(
           d.name === "pg"
             ? sql`SELECT v.person_id, v.field_id, v.value
                 FROM (SELECT DISTINCT v::bigint AS value FROM jsonb_array_elements_text(${JSON.stringify(personIds)}::jsonb) AS t(v)) j

@@ -111,8 +111,8 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     const hasPhoneBit = d.name === "pg"
       ? "(EXISTS (SELECT 1 FROM phones f WHERE f.person_id = p.id))::int"
       : "EXISTS (SELECT 1 FROM phones f WHERE f.person_id = p.id)"
-    const one = (statement: Statement.Statement<unknown>) => Effect.map(direct.first<PersonRow>(statement), Option.fromNullable)
-    const many = (statement: Statement.Statement<unknown>) => direct.rows<PersonRow>(statement)
+    const one = (statement: Statement.Statement<unknown>) => Effect.map(direct.unchecked.first<PersonRow>(statement), Option.fromNullable)
+    const many = (statement: Statement.Statement<unknown>) => direct.unchecked.rows<PersonRow>(statement)
 
     /** The columns of `PersonRow`, and `more` of them. */
     const selectWith = (more: string) =>
@@ -178,7 +178,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       readonly term: string
     }
     const count = (statement: Statement.Statement<unknown>) =>
-      Effect.map(direct.first<{ total: number }>(statement), (row) => ({ total: row?.total ?? 0 }))
+      Effect.map(direct.unchecked.first<{ total: number }>(statement), (row) => ({ total: row?.total ?? 0 }))
 
     /** A page of persons a query finds, and how many it finds (read only when asked). */
     const found = (page: Statement.Statement<unknown>, total: Statement.Statement<unknown>, totalKept = false): Found => ({
@@ -246,7 +246,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     /** The SMS consent recorded for a phone number of the organization, if any (`consent` has a CHECK of these values). */
     const consentOf = (organizationId: OrganizationRowId, number: string) =>
       Effect.map(
-        direct.first<{ readonly consent: SmsConsentValue; readonly source: string }>(
+        direct.unchecked.first<{ readonly consent: SmsConsentValue; readonly source: string }>(
           sql`SELECT consent, source FROM sms_consents WHERE organization_id = ${organizationId} AND number = ${number}`
         ),
         Option.fromNullable
@@ -286,14 +286,14 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     /** The row id of the organization's person with this public id (archived ones included), if any. */
     const idByPublicId = (organizationId: OrganizationRowId, publicId: string) =>
       Effect.map(
-        direct.first<{ id: PersonRowId }>(sql`SELECT id FROM persons WHERE public_id = ${publicId} AND organization_id = ${organizationId}`),
+        direct.unchecked.first<{ id: PersonRowId }>(sql`SELECT id FROM persons WHERE public_id = ${publicId} AND organization_id = ${organizationId}`),
         (row) => row?.id
       )
 
     /** company and position only where the person has none yet; answers whether it filled anything. */
     const fillCompanyAndPosition = (personId: PersonRowId, company: string | null, position: string | null, at: string) =>
       Effect.map(
-        direct.rows(sql`UPDATE persons SET company = coalesce(company, ${company}), position = coalesce(position, ${position}),
+        direct.unchecked.rows(sql`UPDATE persons SET company = coalesce(company, ${company}), position = coalesce(position, ${position}),
               updated_at = ${at}
             WHERE id = ${personId} AND ((company IS NULL AND ${textParam(company)} IS NOT NULL) OR (position IS NULL AND ${textParam(position)} IS NOT NULL))
             RETURNING 1`),
@@ -316,11 +316,11 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       )
 
     const hasPhone = (personId: PersonRowId) =>
-      Effect.map(direct.first(sql`SELECT 1 AS found FROM phones WHERE person_id = ${personId} LIMIT 1`), (row) => row !== undefined)
+      Effect.map(direct.unchecked.first(sql`SELECT 1 AS found FROM phones WHERE person_id = ${personId} LIMIT 1`), (row) => row !== undefined)
 
     /** Up to `size` persons after `after`, active or archived ones, in creation order. */
     const exportPage = (organizationId: OrganizationRowId, archived: boolean, after: number, size: number) =>
-      direct.rows<ExportRow>(sql`${selectForExport}
+      direct.unchecked.rows<ExportRow>(sql`${selectForExport}
           WHERE p.organization_id = ${organizationId} AND ${archived ? sql.literal("p.archived_at IS NOT NULL") : sql.literal("p.archived_at IS NULL")}
             AND p.id > ${after}
           ORDER BY p.id LIMIT ${size}`)
@@ -343,7 +343,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     const activeByEmailKeys = (organizationId: OrganizationRowId, emailKeys: ReadonlyArray<string>) =>
       emailKeys.length === 0
         ? Effect.succeed<ReadonlyArray<MatchRow>>([])
-        : direct.rows<MatchRow>(sql`SELECT p.id, p.public_id, p.email_key,
+        : direct.unchecked.rows<MatchRow>(sql`SELECT p.id, p.public_id, p.email_key,
               ${sql.literal(importedColumns.map((column, i) => `(${bit(`p.${column} IS NULL`)} << ${i})`).join(" | "))} AS blanks,
               ${sql.literal(hasPhoneBit)} AS has_phone
             ${
@@ -405,7 +405,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       persons.size === 0
         ? Effect.succeed(0)
         : Effect.map(
-          direct.rows<{ readonly id: PersonRowId }>(sql`UPDATE persons SET
+          direct.unchecked.rows<{ readonly id: PersonRowId }>(sql`UPDATE persons SET
               ${sql.csv(importedColumns.map((column, i) => sql`${sql.literal(`${column} = coalesce(persons.${column}, `)}${d.at(i + 2)})`))},
               updated_at = ${at}
             FROM ${d.rows(persons.json)}

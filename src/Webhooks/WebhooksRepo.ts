@@ -152,7 +152,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
      */
     const subscribersByType = (organizationId: OrganizationRowId, types: ReadonlyArray<WebhookType>) =>
       Effect.map(
-        direct.rows<{ id: number; type: WebhookType }>(
+        direct.unchecked.rows<{ id: number; type: WebhookType }>(
           sql`SELECT id, type FROM webhooks
               WHERE organization_id = ${organizationId} AND type IN ${sql.in(types)} AND deleted_at IS NULL AND disabled_at IS NULL`
         ),
@@ -186,7 +186,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
             const message = messages[i]
             params.push(message?.publicId ?? null, message?.payload ?? null)
           }
-          const inserted = yield* direct.rows<{ readonly id: number; readonly public_id: string }>(
+          const inserted = yield* direct.unchecked.rows<{ readonly id: number; readonly public_id: string }>(
             sql.unsafe(messageStatements.get(rows)!, params)
           )
           for (const row of inserted) ids.set(row.public_id, Number(row.id))
@@ -208,7 +208,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
 
     /** What an attempt of the delivery of message `messageRow` to registration `webhookId` needs. */
     const attempt = (webhookId: number, messageRow: number) =>
-      direct.first<AttemptRow>(
+      direct.unchecked.first<AttemptRow>(
         sql`SELECT w.id AS webhook_id, w.url, w.secret, m.id AS message_row, m.public_id AS message_id, m.payload_bytes AS parts_bytes
             FROM webhooks w JOIN webhook_messages m ON m.id = ${messageRow}
             WHERE w.id = ${webhookId}`
@@ -217,14 +217,14 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("Convene/Webhoo
     /** A message's body kept in `payload`, as UTF-8 bytes (a Buffer, outside the JS heap). */
     const payload = (messageRow: number) =>
       Effect.map(
-        direct.first<{ payload: Uint8Array }>(sql`SELECT ${asBytes("payload")} AS payload FROM webhook_messages WHERE id = ${messageRow}`),
+        direct.unchecked.first<{ payload: Uint8Array }>(sql`SELECT ${asBytes("payload")} AS payload FROM webhook_messages WHERE id = ${messageRow}`),
         (row) => row?.payload ?? new Uint8Array(0)
       )
 
     /** Part `seq` of a message's body kept in parts, as UTF-8 bytes; undefined past the last. */
     const part = (messageRow: number, seq: number) =>
       Effect.map(
-        direct.first<{ part: Uint8Array }>(
+        direct.unchecked.first<{ part: Uint8Array }>(
           sql`SELECT ${asBytes("part")} AS part FROM webhook_message_parts WHERE message_id = ${messageRow} AND seq = ${seq}`
         ),
         (row) => row?.part
