@@ -6,15 +6,17 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { dialectOf, type NameStates } from "../Db/Dialect.js"
+import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import { activePersonByEmail } from "./BatchJoins.js"
-import { NGRAM } from "../Db/SearchKeys.js"
 import { nameKeyOf } from "./Keys.js"
-import { type FilledPerson, type FirstPhone, importedColumns, type MatchRow, type NewPersonsBatch, type RowBatch } from "./PersonBatches.js"
+import { type FilledPerson, type FirstPhone, importedColumns, MatchRow, type NewPersonsBatch, type RowBatch } from "./PersonBatches.js"
 import { emailKeyOf } from "../Domain/Fields.js"
-import { type OrganizationRowId, PersonRowId, rowIdColumn } from "../Domain/RowIds.js"
-import type { SmsConsentValue } from "./Domain.js"
+import { type OrganizationRowId, type PersonRowId, rowIdColumn } from "../Domain/RowIds.js"
+import { SmsConsentValue } from "./Domain.js"
+import type { NameStates } from "./Search.js"
+import { pgSearch } from "./Search.pg.js"
+import { sqliteSearch } from "./Search.sqlite.js"
 
 export const PersonRow = Schema.Struct({
   id: rowIdColumn.person,
@@ -47,9 +49,13 @@ const BLOCK_SIZE = 1024
 const BLOCK_WALK = 10_000
 
 /** A person as an export writes it: the row with its creation time. */
-export interface ExportRow extends PersonRow {
-  readonly created_at: string
-}
+export const ExportRow = Schema.Struct({ ...PersonRow.fields, created_at: Schema.String })
+export type ExportRow = typeof ExportRow.Type
+
+const Total = Schema.Struct({ total: Schema.Number })
+const Id = Schema.Struct({ id: rowIdColumn.person })
+const Consent = Schema.Struct({ consent: SmsConsentValue, source: Schema.String })
+const Found = Schema.Struct({ found: Schema.Literal(1) })
 
 /** The person columns that an update may set, by API field name. */
 export const profileColumns = {
@@ -104,15 +110,9 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
     const d = dialectOf(sql)
-    /** A text parameter PostgreSQL cannot type from its place (`? IS NULL`). */
-    const textParam = (value: string | null) => d.name === "pg" ? sql`CAST(${value} AS text)` : sql`${value}`
-    /** A condition as 0 or 1 (PostgreSQL answers booleans). */
-    const bit = (condition: string) => d.name === "pg" ? `(${condition})::int` : `(${condition})`
-    const hasPhoneBit = d.name === "pg"
-      ? "(EXISTS (SELECT 1 FROM phones f WHERE f.person_id = p.id))::int"
-      : "EXISTS (SELECT 1 FROM phones f WHERE f.person_id = p.id)"
-    const one = (statement: Statement.Statement<unknown>) => Effect.map(direct.unchecked.first<PersonRow>(statement), Option.fromNullable)
-    const many = (statement: Statement.Statement<unknown>) => direct.unchecked.rows<PersonRow>(statement)
+    const search = d.pick({ sqlite: sqliteSearch, pg: pgSearch })(sql, direct)
+    const one = (statement: Statement.Statement<unknown>) => Effect.map(direct.first(PersonRow, statement), Option.fromNullable)
+    const many = (statement: Statement.Statement<unknown>) => direct.rows(PersonRow, statement)
 
     /** The columns of `PersonRow`, and `more` of them. */
     const selectWith = (more: string) =>
@@ -178,7 +178,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       readonly term: string
     }
     const count = (statement: Statement.Statement<unknown>) =>
-      Effect.map(direct.unchecked.first<{ total: number }>(statement), (row) => ({ total: row?.total ?? 0 }))
+      Effect.map(direct.first(Total, statement), (row) => ({ total: row?.total ?? 0 }))
 
     /** A page of persons a query finds, and how many it finds (read only when asked). */
     const found = (page: Statement.Statement<unknown>, total: Statement.Statement<unknown>, totalKept = false): Found => ({
@@ -188,17 +188,17 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     })
 
     /**
-     * The persons whose name contains `term` (Db/Dialect.ts `nameSearch`), a page of them read by
+     * The persons whose name contains `term` (Search.ts `nameSearch`), a page of them read by
      * id. The organization is checked again on the rows read, but as `+p.organization_id`, which
      * no index serves: SQLite cannot tell that the page's ids are few, and would otherwise walk the
      * organization's persons and look each one up among them.
      */
     const nameFound = (organizationId: OrganizationRowId, states: NameStates, term: string, limit: number, skip: number) => {
-      const search = d.nameSearch(organizationId, states, term)
+      const names = search.nameSearch(organizationId, states, term)
       return found(
-        sql`${select} WHERE p.id IN (${search.pageIds(limit, skip)}) AND +p.organization_id = ${organizationId} ORDER BY p.id`,
-        search.count,
-        search.totalKept
+        sql`${select} WHERE p.id IN (${names.pageIds(limit, skip)}) AND +p.organization_id = ${organizationId} ORDER BY p.id`,
+        names.count,
+        names.totalKept
       )
     }
 
@@ -246,7 +246,8 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     /** The SMS consent recorded for a phone number of the organization, if any (`consent` has a CHECK of these values). */
     const consentOf = (organizationId: OrganizationRowId, number: string) =>
       Effect.map(
-        direct.unchecked.first<{ readonly consent: SmsConsentValue; readonly source: string }>(
+        direct.first(
+          Consent,
           sql`SELECT consent, source FROM sms_consents WHERE organization_id = ${organizationId} AND number = ${number}`
         ),
         Option.fromNullable
@@ -286,17 +287,18 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     /** The row id of the organization's person with this public id (archived ones included), if any. */
     const idByPublicId = (organizationId: OrganizationRowId, publicId: string) =>
       Effect.map(
-        direct.unchecked.first<{ id: PersonRowId }>(sql`SELECT id FROM persons WHERE public_id = ${publicId} AND organization_id = ${organizationId}`),
+        direct.first(Id, sql`SELECT id FROM persons WHERE public_id = ${publicId} AND organization_id = ${organizationId}`),
         (row) => row?.id
       )
 
     /** company and position only where the person has none yet; answers whether it filled anything. */
     const fillCompanyAndPosition = (personId: PersonRowId, company: string | null, position: string | null, at: string) =>
       Effect.map(
-        direct.unchecked.rows(sql`UPDATE persons SET company = coalesce(company, ${company}), position = coalesce(position, ${position}),
+        direct.rows(Id, sql`UPDATE persons SET company = coalesce(company, ${company}), position = coalesce(position, ${position}),
               updated_at = ${at}
-            WHERE id = ${personId} AND ((company IS NULL AND ${textParam(company)} IS NOT NULL) OR (position IS NULL AND ${textParam(position)} IS NOT NULL))
-            RETURNING 1`),
+            WHERE id = ${personId}
+              AND ((company IS NULL AND ${d.param(company, "text")} IS NOT NULL) OR (position IS NULL AND ${d.param(position, "text")} IS NOT NULL))
+            RETURNING id`),
         (rows) => rows.length > 0
       )
 
@@ -316,11 +318,11 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       )
 
     const hasPhone = (personId: PersonRowId) =>
-      Effect.map(direct.unchecked.first(sql`SELECT 1 AS found FROM phones WHERE person_id = ${personId} LIMIT 1`), (row) => row !== undefined)
+      Effect.map(direct.first(Found, sql`SELECT 1 AS found FROM phones WHERE person_id = ${personId} LIMIT 1`), (row) => row !== undefined)
 
     /** Up to `size` persons after `after`, active or archived ones, in creation order. */
     const exportPage = (organizationId: OrganizationRowId, archived: boolean, after: number, size: number) =>
-      direct.unchecked.rows<ExportRow>(sql`${selectForExport}
+      direct.rows(ExportRow, sql`${selectForExport}
           WHERE p.organization_id = ${organizationId} AND ${archived ? sql.literal("p.archived_at IS NOT NULL") : sql.literal("p.archived_at IS NULL")}
             AND p.id > ${after}
           ORDER BY p.id LIMIT ${size}`)
@@ -343,28 +345,28 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
     const activeByEmailKeys = (organizationId: OrganizationRowId, emailKeys: ReadonlyArray<string>) =>
       emailKeys.length === 0
         ? Effect.succeed<ReadonlyArray<MatchRow>>([])
-        : direct.unchecked.rows<MatchRow>(sql`SELECT p.id, p.public_id, p.email_key,
-              ${sql.literal(importedColumns.map((column, i) => `(${bit(`p.${column} IS NULL`)} << ${i})`).join(" | "))} AS blanks,
-              ${sql.literal(hasPhoneBit)} AS has_phone
+        : direct.rows(
+          MatchRow,
+          sql`SELECT p.id, p.public_id, p.email_key,
+              ${sql.literal(importedColumns.map((column, i) => `(${d.bit(`p.${column} IS NULL`)} << ${i})`).join(" | "))} AS blanks,
+              ${sql.literal(d.bit("EXISTS (SELECT 1 FROM phones f WHERE f.person_id = p.id)"))} AS has_phone
             ${
-          d.name === "pg"
-            ? sql`FROM (SELECT DISTINCT v AS value FROM jsonb_array_elements_text(${JSON.stringify(emailKeys)}::jsonb) AS t(v)) j
-                ${activePersonByEmail(sql, d, organizationId, sql`j.value`, "p.*")}`
-            : sql`FROM persons p
-            WHERE p.organization_id = ${organizationId} AND p.archived_at IS NULL
-              AND p.email_key IN ${d.inValues(JSON.stringify(emailKeys), "text")}`
-        }`)
+            d.lookup(
+              "persons",
+              "p",
+              "email_key",
+              { json: JSON.stringify(emailKeys), type: "text" },
+              sql`p.organization_id = ${organizationId} AND p.archived_at IS NULL`,
+              { columns: "p.*", atMostOne: true }
+            )
+          }`
+        )
 
     /**
      * Creates persons in one statement. Their n-grams are added to the name search's counts by
      * this transaction in one upsert of the batch's counts, made ahead in JavaScript, and the
      * statement tells the triggers that count each person written (migrations/0018 and
-     * migrations/pg/0018) to leave its rows alone: counting them in SQL took PostgreSQL some 100 µs
-     * per person and doubled a 50,000-row import there (SQLite: 6 µs of the 19 µs its triggers add).
-     * PostgreSQL: a setting of the transaction, set by the statement itself (so it holds for the
-     * statement's triggers even outside a transaction) and unset after it. SQLite: a row of
-     * `persons_search_counting`, only in a write transaction (so a row left by a crash is rolled
-     * back with it); outside one, the triggers count.
+     * migrations/pg/0018) to leave its rows alone (Search.ts `insertCounted`).
      */
     const insertMany = (organizationId: OrganizationRowId, persons: NewPersonsBatch, at: string) => {
       if (persons.size === 0) return Effect.void
@@ -378,21 +380,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
         direct.run(sql`INSERT INTO persons_search_counts AS c (organization_id, archived, gram, persons)
             SELECT ${organizationId}, 0, ${d.at(0)}, ${d.at(1, "integer")} FROM ${d.rows(persons.grams(longest))} WHERE true
             ON CONFLICT (organization_id, archived, gram) DO UPDATE SET persons = c.persons + excluded.persons`)
-      return sql.onDialectOrElse({
-        pg: () =>
-          insert(sql`, (SELECT set_config('convene.search_counts', 'caller', true)) AS counted_by_caller`).pipe(
-            Effect.ensuring(Effect.ignore(direct.run(sql`SELECT set_config('convene.search_counts', '', true)`))),
-            Effect.zipRight(count(NGRAM))
-          ),
-        orElse: () =>
-          direct.writing()
-            ? direct.run(sql`INSERT INTO persons_search_counting (by_caller) VALUES (1)`).pipe(
-              Effect.zipRight(insert(sql``)),
-              Effect.ensuring(Effect.ignore(direct.run(sql`DELETE FROM persons_search_counting`))),
-              Effect.zipRight(count(1))
-            )
-            : insert(sql``)
-      })
+      return search.insertCounted(insert, count)
     }
 
     /**
@@ -405,7 +393,7 @@ export class PersonsRepo extends Effect.Service<PersonsRepo>()("Convene/PersonsR
       persons.size === 0
         ? Effect.succeed(0)
         : Effect.map(
-          direct.unchecked.rows<{ readonly id: PersonRowId }>(sql`UPDATE persons SET
+          direct.rows(Id, sql`UPDATE persons SET
               ${sql.csv(importedColumns.map((column, i) => sql`${sql.literal(`${column} = coalesce(persons.${column}, `)}${d.at(i + 2)})`))},
               updated_at = ${at}
             FROM ${d.rows(persons.json)}
