@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { Changes } from "../Changes/Changes.js"
 import { type ChangeEntry, guestChange, personChange } from "../Changes/Domain.js"
+import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import type { Caller } from "../Domain/Caller.js"
 import { Ids } from "../Domain/Ids.js"
@@ -50,14 +51,10 @@ import { searchFilter, type SearchParams } from "./Search.js"
 
 /**
  * Guests per batch of a whole list: a list of a thousand takes a handful of statements, and one
- * batch's JSON texts (about 700 KB) stay far below the heap whatever the list's size.
- * On PostgreSQL, half as many: there the first whole read of a 40,000-guest list peaked 12-18 MB
- * of live heap above SQLite's with batches of 1,000, past test/large-answers.test.ts's 64 MB heap
- * (measured, cause not pinned down: the driver's reads are asynchronous where SQLite's are not);
- * 500 hold it near SQLite's peak (700 failed one run in three).
+ * batch's JSON texts (about 700 KB) stay far below the heap whatever the list's size. On
+ * PostgreSQL, half as many (Db/Dialect.ts `streamBatch`).
  */
 const LIST_BATCH = 1_000
-const PG_LIST_BATCH = 500
 
 /** What a guest answers on the RSVP page, as `recordAnswer` stores it. */
 export interface RsvpAnswer {
@@ -94,8 +91,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     const ids = yield* Ids
     const csv = yield* GuestsCsv
     const changeFeed = yield* Changes
-    const onPostgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
-    const listBatch = onPostgres ? PG_LIST_BATCH : LIST_BATCH
+    const listBatch = dialectOf(sql).streamBatch(LIST_BATCH)
 
     /** A batch applies whole or not at all; a unique-key race with another writer asks for a retry. */
     const oneBatch = <A, E, R>(batch: Effect.Effect<A, E, R>) =>
