@@ -23,7 +23,7 @@ export const personImports = (sql: SqlClient.SqlClient, direct: DirectSqlShape) 
 
   /**
    * The active persons holding these emails (given as `emailKeyOf` keys). On PostgreSQL the keys
-   * drive, each finding its person by the index (BatchJoins.ts).
+   * drive, each finding its person by the index (Db/Dialect.ts `lookup`).
    */
   const activeByEmailKeys = (organizationId: OrganizationRowId, emailKeys: ReadonlyArray<string>) =>
     emailKeys.length === 0
