@@ -30,7 +30,7 @@ layer(store)("Idempotency store", (it) => {
       Effect.provideService(SqlClient.TransactionConnection, running.transaction.connection)
     )
   const written = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.flatMap(DirectSql, (direct) => direct.rows<{ value: string }>(sql`SELECT value FROM written ORDER BY value`))).pipe(
+    Effect.flatMap(DirectSql, (direct) => direct.unchecked.rows<{ value: string }>(sql`SELECT value FROM written ORDER BY value`))).pipe(
       Effect.map((rows) => rows.map((r) => r.value))
     )
   const fresh = (c: Claim) => {

@@ -152,15 +152,15 @@ describe.runIf(onPostgres)("a read transaction interrupted while it waits for a 
         // and their clients leave before it comes
         const busy = yield* Effect.forEach([1, 2], () => Effect.fork(sql`SELECT pg_sleep(0.5)`))
         yield* Effect.sleep("100 millis")
-        const waiting = yield* Effect.forEach([1, 2], () => Effect.fork(direct.readTransaction(direct.rows(sql`SELECT 1 AS one`))))
+        const waiting = yield* Effect.forEach([1, 2], () => Effect.fork(direct.readTransaction(direct.unchecked.rows(sql`SELECT 1 AS one`))))
         yield* Effect.sleep("100 millis")
         yield* Effect.forEach(waiting, Fiber.interrupt)
         yield* Effect.forEach(busy, Fiber.join)
         // the connections the pool handed to them came back: two statements at once, within the
         // second DATABASE_ACQUIRE_TIMEOUT gives, then a read transaction and a snapshot
         expect(yield* Effect.all([sql`SELECT 1 AS one`, sql`SELECT 2 AS one`], { concurrency: 2 })).toEqual([[{ one: 1 }], [{ one: 2 }]])
-        expect(yield* direct.readTransaction(direct.rows(sql`SELECT 3 AS one`))).toEqual([{ one: 3 }])
-        expect(yield* Stream.runCollect(direct.snapshot(Stream.fromEffect(direct.rows(sql`SELECT 4 AS one`)))).pipe(Effect.map(Chunk.toArray)))
+        expect(yield* direct.readTransaction(direct.unchecked.rows(sql`SELECT 3 AS one`))).toEqual([{ one: 3 }])
+        expect(yield* Stream.runCollect(direct.snapshot(Stream.fromEffect(direct.unchecked.rows(sql`SELECT 4 AS one`)))).pipe(Effect.map(Chunk.toArray)))
           .toEqual([[{ one: 4 }]])
         // and none was left inside a transaction
         const client = yield* outsider
@@ -175,19 +175,19 @@ describe.runIf(onPostgres)("a statement PostgreSQL refuses outside a transaction
     it.scoped("leaves its connection in the pool; a connection that was lost is replaced", () =>
       Effect.gen(function*() {
         const { direct, sql } = yield* ownPool({ maxConnections: 1, acquireTimeout: "2 seconds" })
-        const pid = direct.first<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`).pipe(Effect.map((row) => row!.pid))
+        const pid = direct.unchecked.first<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`).pipe(Effect.map((row) => row!.pid))
         const first = yield* pid
         // division by zero (SQLSTATE 22012): the statement fails, its connection serves the next
-        const refused = yield* Effect.flip(direct.rows(sql`SELECT 1 / ${0} AS x`))
+        const refused = yield* Effect.flip(direct.unchecked.rows(sql`SELECT 1 / ${0} AS x`))
         expect((refused.cause as { code?: string }).code).toBe("22012")
         expect(yield* pid).toBe(first)
         // the connection ends under it (an administrator, a restart): the next statement gets a new one
         const client = yield* outsider
         yield* Effect.promise(() => client.query("SELECT pg_terminate_backend($1)", [first]))
-        yield* Effect.ignore(direct.rows(sql`SELECT 1 AS one`))
+        yield* Effect.ignore(direct.unchecked.rows(sql`SELECT 1 AS one`))
         const second = yield* pid
         expect(second).not.toBe(first)
-        expect(yield* direct.rows(sql`SELECT 2 AS two`)).toEqual([{ two: 2 }])
+        expect(yield* direct.unchecked.rows(sql`SELECT 2 AS two`)).toEqual([{ two: 2 }])
       }), 30_000)
   })
 })

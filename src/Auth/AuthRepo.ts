@@ -44,7 +44,8 @@ export class AuthRepo extends Effect.Service<AuthRepo>()("Convene/AuthRepo", {
     // every authenticated request runs one of these two lookups: they take the direct path
     const apiToken = (hash: Uint8Array) =>
       Effect.map(
-        direct.first<typeof ApiTokenCredential.Type>(
+        direct.first(
+          ApiTokenCredential,
           sql`SELECT t.id, t.public_id, t.organization_id, o.slug, t.last_used_at
               FROM api_tokens t JOIN organizations o ON o.id = t.organization_id
               WHERE t.token_hash = ${hash} AND t.revoked_at IS NULL`
@@ -57,7 +58,8 @@ export class AuthRepo extends Effect.Service<AuthRepo>()("Convene/AuthRepo", {
 
     const accessToken = ({ hash, now }: { readonly hash: Uint8Array; readonly now: string }) =>
       Effect.map(
-        direct.first<typeof AccessTokenCredential.Type>(
+        direct.first(
+          AccessTokenCredential,
           sql`SELECT a.public_id, a.user_id, u.public_id AS user_public_id, a.expires_at
               FROM access_tokens a JOIN users u ON u.id = a.user_id
               WHERE a.token_hash = ${hash} AND a.expires_at > ${now}`

@@ -3,6 +3,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { dialectOf } from "../Db/Dialect.js"
 import { type OrganizationRowId, rowIdColumn } from "../Domain/RowIds.js"
 
 export const SessionRow = Schema.Struct({
@@ -25,9 +26,7 @@ export type SessionRow = typeof SessionRow.Type
 export class SessionsRepo extends Effect.Service<SessionsRepo>()("Convene/SessionsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    /** A session id where PostgreSQL cannot tell its type from its place (`? IS NULL`). */
-    const except = (id: number | null) =>
-      sql.onDialectOrElse({ pg: () => sql`CAST(${id} AS bigint)`, orElse: () => sql`${id}` })
+    const d = dialectOf(sql)
 
     const insert = (row: {
       publicId: string
@@ -66,7 +65,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("Convene/Sessio
     /** Ends every session of a user (a password change), except the one given, if any. */
     const revokeAllOfUser = (userId: number, exceptId: number | null, at: string) =>
       sql`UPDATE sessions SET revoked_at = ${at}
-          WHERE user_id = ${userId} AND revoked_at IS NULL AND (${except(exceptId)} IS NULL OR id != ${exceptId})`
+          WHERE user_id = ${userId} AND revoked_at IS NULL AND (${d.param(exceptId, "integer")} IS NULL OR id != ${exceptId})`
 
     /** Sessions that can never be used again are deleted now and then; answers how many. */
     const deleteEnded = (now: string, idleBefore: string) =>

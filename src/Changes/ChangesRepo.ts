@@ -15,35 +15,41 @@
  *   by taking the one global write lock (Db/Postgres.ts), held to its commit, so write transactions
  *   run one after another as on SQLite and `seq` is taken in commit order again. A recording made
  *   outside any transaction would not take that lock, so `insert` opens a transaction of its own
- *   then (the callers all record inside their write's transaction, `Changes.record`).
+ *   then, on either engine (the callers all record inside their write's transaction,
+ *   `Changes.record`).
  * The engines differ only in the JSON table the batch is read from (`Dialect.rows` with `at`,
  * `ORDER BY j.key`: the array's order); `RETURNING` and `ON CONFLICT ... DO UPDATE ... WHERE`
  * read the same on both.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
-import type { ChangeAction, ChangeEntry, ChangeType } from "./Domain.js"
-import type { OrganizationRowId } from "../Domain/RowIds.js"
+import { type ChangeEntry, changeActions, changeTypes } from "./Domain.js"
+import { rowIdColumn, type OrganizationRowId } from "../Domain/RowIds.js"
 
 /** Changes per INSERT statement: an import of 50,000 rows records its 100,000 changes in 20 statements. */
 export const RECORD_BATCH = 5_000
 
-export interface ChangeRow {
-  readonly seq: number
-  readonly type: ChangeType
-  readonly action: ChangeAction
-  readonly entity_id: string
-  readonly event_id: string | null
-  readonly occurred_at: string
-}
+export const ChangeRow = Schema.Struct({
+  seq: Schema.Number,
+  type: Schema.Literal(...changeTypes),
+  action: Schema.Literal(...changeActions),
+  entity_id: Schema.String,
+  event_id: Schema.NullOr(Schema.String),
+  occurred_at: Schema.String
+})
+export type ChangeRow = typeof ChangeRow.Type
 
 /** Where an organization's feed stands: its newest change and the newest change retention deleted. */
-export interface FeedState {
-  readonly head: number | null
-  readonly pruned: number | null
-}
+export const FeedState = Schema.Struct({ head: Schema.NullOr(Schema.Number), pruned: Schema.NullOr(Schema.Number) })
+export type FeedState = typeof FeedState.Type
+
+const Through = Schema.Struct({ through_seq: Schema.Number })
+const Oldest = Schema.Struct({ seq: Schema.Number, occurred_at: Schema.String })
+const Deleted = Schema.Struct({ organization_id: rowIdColumn.organization, seq: Schema.Number })
+const CursorKey = Schema.Struct({ cursor_key: Schema.String })
 
 export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesRepo", {
   effect: Effect.gen(function*() {
@@ -64,23 +70,21 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
 
     /**
      * Records changes in `seq` order as given, in one statement per `RECORD_BATCH`, inside the
-     * write's transaction (on PostgreSQL, one of its own when there is none: see above).
+     * write's transaction (one of its own when there is none: see above).
      */
     const insert = (organizationId: OrganizationRowId, at: string, entries: ReadonlyArray<ChangeEntry>) =>
-      d.name === "sqlite"
-        ? insertBatches(organizationId, at, entries)
-        : Effect.flatMap(
-          Effect.serviceOption(SqlClient.TransactionConnection),
-          (transaction) =>
-            transaction._tag === "Some"
-              ? insertBatches(organizationId, at, entries)
-              : sql.withTransaction(insertBatches(organizationId, at, entries))
-        )
+      Effect.flatMap(
+        Effect.serviceOption(SqlClient.TransactionConnection),
+        (transaction) =>
+          transaction._tag === "Some"
+            ? insertBatches(organizationId, at, entries)
+            : sql.withTransaction(insertBatches(organizationId, at, entries))
+      )
 
     /** The organization's head and retention mark, in one statement. */
     const state = (organizationId: OrganizationRowId) =>
       Effect.map(
-        direct.first<FeedState>(sql`SELECT
+        direct.first(FeedState, sql`SELECT
             (SELECT max(seq) FROM changes WHERE organization_id = ${organizationId}) AS head,
             (SELECT through_seq FROM change_feed_pruned WHERE organization_id = ${organizationId}) AS pruned`),
         (row): FeedState => ({ head: row?.head ?? null, pruned: row?.pruned ?? null })
@@ -89,7 +93,8 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
     /** The newest change of the organization that retention deleted, if any. */
     const pruned = (organizationId: OrganizationRowId) =>
       Effect.map(
-        direct.first<{ readonly through_seq: number }>(
+        direct.first(
+          Through,
           sql`SELECT through_seq FROM change_feed_pruned WHERE organization_id = ${organizationId}`
         ),
         (row) => row?.through_seq ?? null
@@ -97,13 +102,14 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
 
     /** Up to `size` changes of the organization after `after` and up to `upTo`, in `seq` order. */
     const page = (organizationId: OrganizationRowId, after: number, upTo: number, size: number) =>
-      direct.rows<ChangeRow>(sql`SELECT seq, type, action, entity_id, event_id, occurred_at FROM changes
+      direct.rows(ChangeRow, sql`SELECT seq, type, action, entity_id, event_id, occurred_at FROM changes
           WHERE organization_id = ${organizationId} AND seq > ${after} AND seq <= ${upTo}
           ORDER BY seq LIMIT ${size}`)
 
     /** The oldest `size` changes of all organizations, from the front of the primary key. */
     const oldest = (size: number) =>
-      direct.rows<{ readonly seq: number; readonly occurred_at: string }>(
+      direct.rows(
+        Oldest,
         sql`SELECT seq, occurred_at FROM changes ORDER BY seq LIMIT ${size}`
       )
 
@@ -113,7 +119,8 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
      */
     const deleteThrough = (seq: number) =>
       Effect.gen(function*() {
-        const deleted = yield* direct.rows<{ readonly organization_id: OrganizationRowId; readonly seq: number }>(
+        const deleted = yield* direct.rows(
+          Deleted,
           sql`DELETE FROM changes WHERE seq <= ${seq} RETURNING organization_id, seq`
         )
         const marks = new Map<number, number>()
@@ -129,7 +136,7 @@ export class ChangesRepo extends Effect.Service<ChangesRepo>()("Convene/ChangesR
 
     /** The key cursors are sealed with (base64). */
     const cursorKey = Effect.map(
-      direct.first<{ readonly cursor_key: string }>(sql`SELECT cursor_key FROM change_feed_key WHERE id = 1`),
+      direct.first(CursorKey, sql`SELECT cursor_key FROM change_feed_key WHERE id = 1`),
       (row) => row?.cursor_key
     )
 

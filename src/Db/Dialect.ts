@@ -12,7 +12,16 @@
  * | other instances on the same database (`shared`) | none: one process owns the file | any number, behind a balancer |
  * | the database's clock in epoch milliseconds (`clockMillis`) | `julianday('now')` | `clock_timestamp()` |
  * | a subquery's rows locked for an UPDATE, those another transaction locks skipped (`skipLocked`) | nothing: one writer at a time | `FOR UPDATE SKIP LOCKED` |
- * | a substring of a person's name (`nameSearch`) | FTS5 tables of the name's n-grams in the person's scope; the total of a term of one character from `persons_search_counts`, of two or three from the tables' `fts5vocab` counts | `LIKE` on `name_key` (the `pg_trgm` GIN index for terms with a trigram); the total of a term of up to three characters from `persons_search_counts` |
+ * | a typed parameter where PostgreSQL cannot tell its type (`param`) | `?` | `CAST(? AS type)` |
+ * | a condition as 0 or 1 (`bit`) | `(c)` | `(c)::int` |
+ * | LIKE without regard to case (`caseInsensitiveLike`) | `LIKE` (ASCII letters) | `ILIKE` |
+ * | an inner join that keeps the written order (`drivingJoin`) | `CROSS JOIN … ON` | `JOIN … ON` (the planner orders it) |
+ * | each row of a batch finding its match by an index (`probe`, `lookup`) | `CROSS JOIN`, `IN` | `CROSS JOIN LATERAL` |
+ * | a JSON array held in a text column, as a subquery (`inJsonText`) | `json_each` | `jsonb_array_elements_text` |
+ * | the parameters of a statement's text (`placeholder`) | `?` | `$1`, `$2`, … |
+ * | a text column's UTF-8 bytes (`textBytes`) | `CAST(x AS BLOB)` | `convert_to(x, 'UTF8')` |
+ * | rows per batch of a streamed answer (`streamBatch`) | as given | half |
+ * | a part written for each engine (`pick`) | its `sqlite` | its `pg` |
  *
  * Everything else the repositories write is common SQL: `INSERT … ON CONFLICT`, `RETURNING`,
  * `LIMIT … OFFSET`, `->>` on JSON text columns, ISO-8601 text dates compared as text, 0/1 integers
@@ -20,8 +29,6 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
-import type { OrganizationRowId } from "../Domain/RowIds.js"
-import { gramToken, likeContains, NGRAM, searchScope, termCharacters } from "./SearchKeys.js"
 
 export type FieldType = "integer" | "text" | "real"
 
@@ -71,47 +78,76 @@ export interface Dialect {
   readonly jsonQuote: (expression: string) => string
   /** `column`, ordered without regard to case. */
   readonly nocase: (column: string) => Statement.Fragment
+  /** A parameter of `type` where PostgreSQL cannot tell its type from its place (`? IS NULL`). */
+  readonly param: (value: string | number | null, type: FieldType) => Statement.Fragment
+  /** SQL text of a condition as an integer, 1 or 0 (PostgreSQL answers booleans). */
+  readonly bit: (condition: string) => string
+  /** `LIKE` that ignores case: SQLite's own (ASCII letters), PostgreSQL's `ILIKE` (what its locale folds, ASCII letters at least). */
+  readonly caseInsensitiveLike: Statement.Fragment
   /**
-   * The persons of an organization whose name contains `term` (case-insensitive: `name_key`
-   * contains the lower-cased term), active ones, archived ones or both (`states`).
+   * An inner join (with `ON`) from a batch `j` to a table, the batch as the outer loop where the
+   * engine lets the statement say so: SQLite's `CROSS JOIN` keeps the written order (from the JSON
+   * array to the table, by its index), PostgreSQL's takes no `ON` and its planner chooses the order
+   * itself (a hash join, even with the statistics of tables an import is filling: measured at
+   * 20-30 ms a batch of 2,000 against 50,000 persons).
    */
-  readonly nameSearch: (organizationId: OrganizationRowId, states: NameStates, term: string) => NameSearch
+  readonly drivingJoin: Statement.Fragment
+  /**
+   * `<join> table alias`: for each row of a batch `j` already in `FROM`, the rows of `table` that
+   * meet `on` (which names `j`), found by an index, the batch as the outer loop whatever the
+   * planner thinks; `columns` are the columns of `alias` the statement reads, `atMostOne` that
+   * `on` matches one row at most (a unique key). SQLite: `CROSS JOIN` (never reordered).
+   * PostgreSQL: the planner's estimate of a JSON array is a fixed 100 rows, and a table's
+   * statistics lag behind a bulk write (an import's own uncommitted rows, and its rows for a minute
+   * after its commit, until autovacuum analyzes them). With both wrong, it may put the table
+   * outside and the batch inside, scanning the whole batch for each of the table's rows: 26 s
+   * instead of 11 ms for 5,000 emails against 50,000 persons, seen under the 50,000-row import
+   * test. A `LATERAL` subquery with `LIMIT` or `OFFSET` is never flattened into the join, so the
+   * batch stays outside and each of its rows probes the index, whatever the statistics say.
+   */
+  readonly probe: (table: string, alias: string, on: Statement.Fragment, options: Probe) => Statement.Fragment
+  /**
+   * `FROM …`: the rows of `table alias` whose column `key` holds one of the values of a JSON array
+   * (`json`, of `type`) and that meet `where`: on SQLite by `key IN` the values, on PostgreSQL
+   * each distinct value probing the index (`probe`: the values as the outer loop).
+   */
+  readonly lookup: (
+    table: string,
+    alias: string,
+    key: string,
+    values: { readonly json: string; readonly type: FieldType },
+    where: Statement.Fragment | undefined,
+    options: Probe
+  ) => Statement.Fragment
+  /** `(SELECT …)` of the values of the JSON array held in the text `expression` (a column), for `x IN …`. */
+  readonly inJsonText: (expression: string) => string
+  /** The text of parameter `n` (from 1) in a statement written as text (`sql.unsafe`). */
+  readonly placeholder: (n: number) => string
+  /** SQL text of a text column's value as its UTF-8 bytes (read as a `Uint8Array` outside the JS heap). */
+  readonly textBytes: (column: string) => string
+  /**
+   * Rows per batch of a streamed answer that reads `rows` at a time on SQLite. PostgreSQL's are
+   * half as many: there the first whole read of a 40,000-guest list peaked 12-18 MB of live heap
+   * above SQLite's with batches of 1,000, past test/large-answers.test.ts's 64 MB heap (measured,
+   * cause not pinned down: the driver's reads are asynchronous where SQLite's are not); 500 hold it
+   * near SQLite's peak (700 failed one run in three).
+   */
+  readonly streamBatch: (rows: number) => number
+  /**
+   * The one of `parts` written for this engine: a feature with statements of its own for each
+   * engine keeps them in per-engine files (`Persons/Search.sqlite.ts`, `Search.pg.ts`) and takes
+   * its engine's here, rather than asking which engine it runs on.
+   */
+  readonly pick: <A>(parts: { readonly sqlite: A; readonly pg: A }) => A
 }
 
-/** Which of an organization's persons a name search looks at. */
-export type NameStates = "active" | "archived" | "any"
-
-export interface NameSearch {
-  /** A SELECT of the `id`s of the matching persons from the `skip`th, at most `limit`, in creation order. */
-  readonly pageIds: (limit: number, skip: number) => Statement.Fragment
-  /** A statement answering the number of matching persons as `total`. */
-  readonly count: Statement.Statement<unknown>
-  /**
-   * Whether `count` reads a number kept as persons are written (a count table's, an index's own),
-   * not every match: then it costs about the same for any term, and a search asks it first (a page
-   * past the total is not read).
-   */
-  readonly totalKept: boolean
+/** How a `probe` reads the rows it finds. */
+export interface Probe {
+  /** The columns of the alias the statement reads (PostgreSQL's subquery gives only those). */
+  readonly columns: string
+  /** Whether one row matches at most (a unique key). */
+  readonly atMostOne: boolean
 }
-
-const statesOf = (states: NameStates): ReadonlyArray<boolean> =>
-  states === "active" ? [false] : states === "archived" ? [true] : [false, true]
-
-/** The persons an n-gram's count in `persons_search_counts` (both engines, engine-own) gives. */
-const countedGrams = (sql: SqlClient.SqlClient, organizationId: OrganizationRowId, states: NameStates, gram: string) =>
-  sql`SELECT coalesce(sum(persons), 0) AS total FROM persons_search_counts
-      WHERE organization_id = ${organizationId} AND archived IN ${sql.in(statesOf(states).map((archived) => archived ? 1 : 0))}
-        AND gram = ${gram}`
-
-/**
- * Whether pg_trgm takes a trigram from the pattern `%term%`: it splits the term into words
- * (letters and digits) and pads each with two spaces before and one after, except where the
- * pattern's `%` touches it. (A term of one or two characters never has one.)
- */
-const hasTrigram = (term: string) =>
-  Array.from(term.matchAll(/[\p{L}\p{N}]+/gu)).some((word) =>
-    [...word[0]].length + (word.index === 0 ? 0 : 2) + (word.index + word[0].length === term.length ? 0 : 1) >= 3
-  )
 
 /** `Dialect.jsonQuote` of each engine (tested on its own against both: test/guest-json.test.ts). */
 export const jsonQuoteSql: Record<Dialect["name"], Dialect["jsonQuote"]> = {
@@ -132,6 +168,14 @@ export const jsonObjectsSql: Record<Dialect["name"], Dialect["jsonObjects"]> = {
 
 const typeOf = (type: FieldType) => type === "integer" ? "bigint" : type === "real" ? "double precision" : "text"
 
+/** `a AND b`, or `b` alone. */
+const both = (sql: SqlClient.SqlClient, a: Statement.Fragment | undefined, b: Statement.Fragment) => a === undefined ? b : sql`${a} AND ${b}`
+
+/** PostgreSQL's `Dialect.probe`. */
+const lateral = (sql: SqlClient.SqlClient, table: string, alias: string, on: Statement.Fragment, { atMostOne, columns }: Probe) =>
+  sql`CROSS JOIN LATERAL (SELECT ${sql.literal(columns)} FROM ${sql.literal(`${table} ${alias}`)}
+        WHERE ${on} ${sql.literal(atMostOne ? "LIMIT 1" : "OFFSET 0")}) ${sql.literal(alias)}`
+
 const sqlite = (sql: SqlClient.SqlClient): Dialect => ({
   name: "sqlite",
   shared: false,
@@ -145,30 +189,18 @@ const sqlite = (sql: SqlClient.SqlClient): Dialect => ({
   jsonObjects: jsonObjectsSql.sqlite,
   jsonQuote: jsonQuoteSql.sqlite,
   nocase: (column) => sql.literal(`${column} COLLATE NOCASE`),
-  // migrations/0018_person_search_ngrams.ts: one token per n-gram and scope; a term of up to three
-  // characters is one token, a longer one the phrase of its trigrams; `a OR b` lists both scopes'
-  // persons merged in rowid (creation) order. The total of one character is kept in
-  // `persons_search_counts`, of two or three the vocabulary table counts from the index.
-  nameSearch: (organizationId, states, term) => {
-    const characters = termCharacters(term)
-    const short = characters.length < NGRAM
-    const table = sql.literal(short ? "persons_search_short" : "persons_search")
-    const scopes = statesOf(states).map((archived) => searchScope(organizationId, archived))
-    const grams = characters.length <= NGRAM
-      ? [characters.join("")]
-      : characters.slice(NGRAM - 1).map((_, i) => characters.slice(i, i + NGRAM).join(""))
-    const match = scopes.map((scope) => `"${grams.map((gram) => gramToken(scope, gram)).join(" ")}"`).join(" OR ")
-    return {
-      pageIds: (limit, skip) => sql`SELECT rowid FROM ${table} WHERE ${table} MATCH ${match} ORDER BY rowid LIMIT ${limit} OFFSET ${skip}`,
-      count: characters.length === 1
-        ? countedGrams(sql, organizationId, states, characters[0]!)
-        : characters.length <= NGRAM
-        ? sql`SELECT coalesce(sum(doc), 0) AS total FROM ${sql.literal(short ? "persons_search_short_terms" : "persons_search_terms")}
-              WHERE term IN ${sql.in(scopes.map((scope) => gramToken(scope, grams[0]!)))}`
-        : sql`SELECT count(*) AS total FROM ${table} WHERE ${table} MATCH ${match}`,
-      totalKept: characters.length <= NGRAM
-    }
-  }
+  param: (value) => sql`${value}`,
+  bit: (condition) => `(${condition})`,
+  caseInsensitiveLike: sql.literal("LIKE"),
+  drivingJoin: sql.literal("CROSS JOIN"),
+  probe: (table, alias, on) => sql`CROSS JOIN ${sql.literal(`${table} ${alias}`)} ON ${on}`,
+  lookup: (table, alias, key, values, where) =>
+    sql`FROM ${sql.literal(`${table} ${alias}`)} WHERE ${both(sql, where, sql`${sql.literal(`${alias}.${key}`)} IN (SELECT value FROM json_each(${values.json}))`)}`,
+  inJsonText: (expression) => `(SELECT value FROM json_each(${expression}))`,
+  placeholder: () => "?",
+  textBytes: (column) => `CAST(${column} AS BLOB)`,
+  streamBatch: (rows) => rows,
+  pick: (parts) => parts.sqlite
 })
 
 const pg = (sql: SqlClient.SqlClient): Dialect => ({
@@ -188,29 +220,19 @@ const pg = (sql: SqlClient.SqlClient): Dialect => ({
   jsonQuote: jsonQuoteSql.pg,
   // byte order of the lower-cased text, as SQLite's NOCASE, whatever the database's collation
   nocase: (column) => sql.literal(`lower(${column}) COLLATE "C"`),
-  // The page: the trigram index serves LIKE when the term holds a trigram (`hasTrigram`).
-  // Otherwise the index would hand every row over to be rechecked, slower than a scan, and the
-  // planner cannot tell: the term's LIKE is then under another collation than the index's, which
-  // keeps the index out. LIKE matches the same under any deterministic collation, and the planner
-  // still estimates it from name_key's statistics: a common term walks the persons in id order and
-  // stops at the page, a rare one scans them once. The total of a term of up to three characters
-  // is the count `persons_search_counts` keeps of that n-gram (migrations/pg/0018).
-  nameSearch: (organizationId, states, term) => {
-    const characters = termCharacters(term)
-    const filter = sql.literal(states === "active" ? "AND p.archived_at IS NULL" : states === "archived" ? "AND p.archived_at IS NOT NULL" : "")
-    const where = sql`WHERE p.organization_id = ${organizationId} ${filter} AND ${
-      hasTrigram(term.toLowerCase())
-        ? sql`p.name_key LIKE ${likeContains(term)} ESCAPE '\\'`
-        : sql`p.name_key COLLATE "C" LIKE ${likeContains(term)} ESCAPE '\\'`
-    }`
-    return {
-      pageIds: (limit, skip) => sql`SELECT p.id FROM persons p ${where} ORDER BY p.id LIMIT ${limit} OFFSET ${skip}`,
-      count: characters.length <= NGRAM
-        ? countedGrams(sql, organizationId, states, characters.join(""))
-        : sql`SELECT count(*) AS total FROM persons p ${where}`,
-      totalKept: characters.length <= NGRAM
-    }
-  }
+  param: (value, type) => sql`CAST(${value} AS ${sql.literal(typeOf(type))})`,
+  bit: (condition) => `(${condition})::int`,
+  caseInsensitiveLike: sql.literal("ILIKE"),
+  drivingJoin: sql.literal("JOIN"),
+  probe: (table, alias, on, probe) => lateral(sql, table, alias, on, probe),
+  lookup: (table, alias, key, values, where, probe) =>
+    sql`FROM (SELECT DISTINCT v::${sql.literal(typeOf(values.type))} AS value FROM jsonb_array_elements_text(${values.json}::jsonb) AS t(v)) j
+        ${lateral(sql, table, alias, both(sql, where, sql`${sql.literal(`${alias}.${key}`)} = j.value`), probe)}`,
+  inJsonText: (expression) => `(SELECT jsonb_array_elements_text(${expression}::jsonb))`,
+  placeholder: (n) => `$${n}`,
+  textBytes: (column) => `convert_to(${column}, 'UTF8')`,
+  streamBatch: (rows) => Math.floor(rows / 2),
+  pick: (parts) => parts.pg
 })
 
 /** The dialect of the client's engine. */

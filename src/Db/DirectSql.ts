@@ -1,20 +1,50 @@
 /**
  * The statement path of the repositories' hot reads and writes, on either engine (Db/Sqlite.ts,
  * Db/Postgres.ts). Statements are built with the ambient `SqlClient`'s `sql` tag, so they compile
- * for the engine in use; rows come back as the engine gives them, typed by the caller (each query
- * names its columns, and the columns are typed by the schema on both engines).
+ * for the engine in use. Rows are decoded by the schema the caller names (`rows`, `first`:
+ * Rows.ts); `unchecked` gives them as the engine does, typed by the caller and checked by nothing,
+ * for the few hot reads where decoding was measured to cost (each says so beside its call).
  */
 import type * as SqlError from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { OpenTransaction } from "./OpenTransaction.js"
+import { decodedReads } from "./Rows.js"
 
-export interface DirectSqlShape {
-  readonly rows: <A>(statement: Statement.Statement<unknown>) => Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
-  readonly first: <A>(statement: Statement.Statement<unknown>) => Effect.Effect<A | undefined, SqlError.SqlError>
+/** Reads whose rows come as the engine gives them: typed by the caller, checked by nothing. */
+export interface UncheckedReads {
+  readonly rows: <A = unknown>(statement: Statement.Statement<unknown>) => Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
+  readonly first: <A = unknown>(statement: Statement.Statement<unknown>) => Effect.Effect<A | undefined, SqlError.SqlError>
+}
+
+/** Reads whose rows are decoded by a schema. */
+export interface DecodedReads {
+  /**
+   * The rows of a statement, each decoded by `schema` (columns it does not name are left out); a
+   * row it refuses is a defect that names the statement and the mismatch (Rows.ts).
+   */
+  readonly rows: <A, I>(
+    schema: Schema.Schema<A, I, never>,
+    statement: Statement.Statement<unknown>
+  ) => Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
+  /** The first row of a statement, decoded as `rows` decodes them; `undefined` when there is none. */
+  readonly first: <A, I>(
+    schema: Schema.Schema<A, I, never>,
+    statement: Statement.Statement<unknown>
+  ) => Effect.Effect<A | undefined, SqlError.SqlError>
+}
+
+export interface DirectSqlShape extends DecodedReads, Omit<EngineSql, "rows" | "first"> {
+  /** Rows as the engine gives them: only where decoding was measured to cost, with the measure beside the call. */
+  readonly unchecked: UncheckedReads
+}
+
+/** What each engine's client implements (Sqlite.ts, Postgres.ts); `withSchemas` makes it a `DirectSqlShape`. */
+export interface EngineSql extends UncheckedReads {
   /** A write (INSERT, UPDATE, DELETE) answering nothing. */
   readonly run: (statement: Statement.Statement<unknown>) => Effect.Effect<void, SqlError.SqlError>
   /** An `INSERT … RETURNING id` of one row; resolves to that id (a row id type of Domain/RowIds.ts, named by the caller). */
@@ -65,3 +95,10 @@ export interface DirectSqlShape {
 }
 
 export class DirectSql extends Context.Tag("Convene/DirectSql")<DirectSql, DirectSqlShape>() {}
+
+/** An engine's statement path with its reads decoded by schemas, and its unchecked reads kept apart. */
+export const withSchemas = (engine: EngineSql): DirectSqlShape => ({
+  ...engine,
+  ...decodedReads(engine),
+  unchecked: { rows: engine.rows, first: engine.first }
+})

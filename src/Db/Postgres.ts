@@ -36,7 +36,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import Pg from "pg"
-import { DirectSql, type DirectSqlShape } from "./DirectSql.js"
+import { DirectSql, withSchemas } from "./DirectSql.js"
 import { postgresOpen } from "./OpenTransaction.js"
 import { PreparedStatements } from "./PreparedStatements.js"
 
@@ -233,7 +233,7 @@ export const make = (options: Options) =>
           ? self
           : Effect.scoped(Effect.flatMap(readOnly, (connection) =>
             Effect.provideService(self, SqlClient.TransactionConnection, [connection, 0] as const))))
-    const directSql: DirectSqlShape = {
+    const directSql = withSchemas({
       rows,
       first: <A>(statement: Statement.Statement<unknown>) => Effect.map(rows<A>(statement), (found) => found[0]),
       run: (statement) => Effect.asVoid(rows(statement)),
@@ -248,7 +248,7 @@ export const make = (options: Options) =>
       externalVersion: () => undefined,
       writing: () => false,
       executed: () => executed
-    }
+    })
     return { client, directSql }
   })
 

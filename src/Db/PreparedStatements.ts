@@ -15,8 +15,9 @@ import type Pg from "pg"
  *   entries, emptied when full, so one-off texts (a bulk insert of an odd number of rows) never
  *   take a name.
  * - Not a text with `LIKE`: the plan of a name search depends on its pattern (a common term walks
- *   the persons in id order and stops at the page, a rare one takes the trigram index: Dialect.ts),
- *   and a generic plan, made without the pattern, would be one of the two for every term.
+ *   the persons in id order and stops at the page, a rare one takes the trigram index:
+ *   Persons/Search.pg.ts), and a generic plan, made without the pattern, would be one of the two
+ *   for every term.
  * - A name is the text's for the life of the process (`pg` refuses a name reused for another
  *   text), unless PostgreSQL refuses its plan after a change of the schema (`unname`).
  */

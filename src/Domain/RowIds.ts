@@ -4,9 +4,10 @@
  * of the API. Each is a number with a brand of its own, so that an event's row id cannot be passed
  * where a person's or an organization's is expected, nor a bare number where any of them is.
  *
- * Brands are types only. Rows come back from the database typed by their repository (no decode
- * per row), with these types on their key columns; a row id made elsewhere (an INSERT's RETURNING,
- * a number read from a JSON array) is branded by the constructor below, an identity function.
+ * Brands are types only. Rows come back from the database decoded by their repository's schemas,
+ * whose key columns (`rowIdColumn`) give them these types; a row id made elsewhere (an INSERT's
+ * RETURNING, a number read from a JSON array) is branded by the constructor below, an identity
+ * function.
  */
 import * as Brand from "effect/Brand"
 import * as Schema from "effect/Schema"

@@ -5,19 +5,21 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import type { EmailAttachment } from "./Mailer.js"
 
 /** What an attempt needs: the message. */
-export interface EmailAttemptRow {
-  readonly message_id: string
-  readonly recipient: string
-  readonly subject: string
-  readonly text_body: string
-  readonly html_body: string
-  readonly attachments: string
-}
+export const EmailAttemptRow = Schema.Struct({
+  message_id: Schema.String,
+  recipient: Schema.String,
+  subject: Schema.String,
+  text_body: Schema.String,
+  html_body: Schema.String,
+  attachments: Schema.String
+})
+export type EmailAttemptRow = typeof EmailAttemptRow.Type
 
 export class EmailsRepo extends Effect.Service<EmailsRepo>()("Convene/EmailsRepo", {
   effect: Effect.gen(function*() {
@@ -38,7 +40,8 @@ export class EmailsRepo extends Effect.Service<EmailsRepo>()("Convene/EmailsRepo
                   ${JSON.stringify(row.attachments)})`)
 
     const attempt = (deliveryId: number) =>
-      direct.first<EmailAttemptRow>(
+      direct.first(
+        EmailAttemptRow,
         sql`SELECT message_id, recipient, subject, text_body, html_body, attachments
             FROM outbox_emails WHERE delivery_id = ${deliveryId}`
       )

@@ -14,14 +14,16 @@ import { type EventColumns, EventRow } from "./EventRow.js"
 const likeAsTyped = (value: string) => `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 const HostRow = Schema.Struct({ event_id: rowIdColumn.event, public_id: Schema.String })
+const Total = Schema.Struct({ total: Schema.Number })
+const Timezone = Schema.Struct({ timezone: Schema.String })
+const Taken = Schema.Struct({ taken: Schema.Literal(1) })
 
 export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
     const d = dialectOf(sql)
-    const likeAsTypedOperator = sql.literal(d.name === "pg" ? "ILIKE" : "LIKE")
-    const one = (statement: Statement.Statement<unknown>) => Effect.map(direct.first<EventRow>(statement), Option.fromNullable)
+    const one = (statement: Statement.Statement<unknown>) => Effect.map(direct.first(EventRow, statement), Option.fromNullable)
 
     const byPublicId = ({ organizationId, publicId }: { organizationId: OrganizationRowId; publicId: string }) =>
       one(sql`SELECT * FROM events WHERE public_id = ${publicId} AND organization_id = ${organizationId}`)
@@ -37,7 +39,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
       limit: number
       skip: number
     }) =>
-      direct.rows<EventRow>(
+      direct.rows(
+        EventRow,
         sql`SELECT e.* FROM events e
             WHERE e.organization_id = ${organizationId}
             ${from === null ? sql.literal("") : sql`AND e.primary_date_utc >= ${from}`}
@@ -64,24 +67,26 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
           ? sql.literal("")
           // SQLite folds only ASCII letters: the text as typed also matches non-ASCII letters exactly
           // (PostgreSQL's LIKE folds nothing, its ILIKE what its locale folds, ASCII letters at least)
-          : sql`AND (lower(e.name) LIKE ${likeContains(name)} ESCAPE '\\' OR e.name ${likeAsTypedOperator} ${likeAsTyped(name)} ESCAPE '\\')`
+          : sql`AND (lower(e.name) LIKE ${likeContains(name)} ESCAPE '\\' OR e.name ${d.caseInsensitiveLike} ${likeAsTyped(name)} ESCAPE '\\')`
       }`
 
     /** Upcoming events soonest first, past ones most recent first. */
     const browse = (filter: Browse & { readonly limit: number; readonly skip: number }) =>
-      direct.rows<EventRow>(
+      direct.rows(
+        EventRow,
         sql`SELECT e.* FROM events e ${browseWhere(filter)}
             ORDER BY ${sql.literal(filter.past ? "e.primary_date_utc DESC, e.id DESC" : "e.primary_date_utc, e.id")}
             LIMIT ${filter.limit} OFFSET ${filter.skip}`
       )
 
     const countBrowse = (filter: Browse) =>
-      Effect.map(direct.first<{ total: number }>(sql`SELECT count(*) AS total FROM events e ${browseWhere(filter)}`), (row) => row?.total ?? 0)
+      Effect.map(direct.first(Total, sql`SELECT count(*) AS total FROM events e ${browseWhere(filter)}`), (row) => row?.total ?? 0)
 
     /** The time zone most of an organization's events are in, if it has any. */
     const usualTimezone = (organizationId: OrganizationRowId) =>
       Effect.map(
-        direct.first<{ timezone: string }>(
+        direct.first(
+          Timezone,
           sql`SELECT timezone FROM events WHERE organization_id = ${organizationId}
               GROUP BY timezone ORDER BY count(*) DESC, max(id) DESC LIMIT 1`
         ),
@@ -89,7 +94,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
       )
 
     const slugTaken = (slug: string) =>
-      Effect.map(direct.first(sql`SELECT 1 AS taken FROM events WHERE slug = ${slug}`), (row) => row !== undefined)
+      Effect.map(direct.first(Taken, sql`SELECT 1 AS taken FROM events WHERE slug = ${slug}`), (row) => row !== undefined)
 
     const insert = (row: EventColumns & { publicId: string; organizationId: OrganizationRowId; createdBy: number | null; at: string }) => {
       const { at, createdBy, organizationId, publicId, ...columns } = row
@@ -114,7 +119,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("Convene/EventsRepo
     const hosts = (eventIds: ReadonlyArray<EventRowId>) =>
       eventIds.length === 0
         ? Effect.succeed<ReadonlyArray<typeof HostRow.Type>>([])
-        : direct.rows<typeof HostRow.Type>(
+        : direct.rows(
+          HostRow,
           sql`SELECT h.event_id, u.public_id FROM event_hosts h JOIN users u ON u.id = h.user_id
               WHERE h.event_id IN ${d.inValues(JSON.stringify(eventIds), "integer")} ORDER BY h.event_id, u.id`
         )

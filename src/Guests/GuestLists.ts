@@ -9,6 +9,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import { dialectOf } from "../Db/Dialect.js"
 import type { Caller } from "../Domain/Caller.js"
 import { InvalidRequest } from "../Domain/Errors.js"
 import { Events } from "../Events/Events.js"
@@ -33,10 +34,9 @@ import { GuestsRepo } from "./GuestsRepo.js"
  * On PostgreSQL, half as many: there the first whole read of a 40,000-guest list peaked 12-18 MB
  * of live heap above SQLite's with batches of 1,000, past test/large-answers.test.ts's 64 MB heap
  * (measured, cause not pinned down: the driver's reads are asynchronous where SQLite's are not);
- * 500 hold it near SQLite's peak (700 failed one run in three).
+ * 500 hold it near SQLite's peak (700 failed one run in three): Db/Dialect.ts `streamBatch`.
  */
 const LIST_BATCH = 1_000
-const PG_LIST_BATCH = 500
 
 /** Guests `GET /event/:id/guestlist?personIds=` answers at most (a change feed page's worth). */
 export const MAX_PERSON_IDS = 100
@@ -64,8 +64,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     const writes = yield* GuestListWrites
     const invites = yield* GuestInvites
     const csv = yield* GuestsCsv
-    const onPostgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
-    const listBatch = onPostgres ? PG_LIST_BATCH : LIST_BATCH
+    const listBatch = dialectOf(sql).streamBatch(LIST_BATCH)
 
     /**
      * The list's guests as the database writes their JSON (GuestJson.ts), in batches; on a

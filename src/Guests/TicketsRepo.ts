@@ -1,21 +1,25 @@
 /** Tickets in SQLite: the code of a guest link, and what a code leads to. */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { DirectSql } from "../Db/DirectSql.js"
-import type { EventRowId, GuestRowId, OrganizationRowId } from "../Domain/RowIds.js"
+import { type GuestRowId, rowIdColumn } from "../Domain/RowIds.js"
 
 /** Whom a ticket code belongs to: the guest link, its event and organization. */
-export interface TicketHolder {
-  readonly guest_id: GuestRowId
-  readonly removed_at: string | null
-  readonly attendance_status: string | null
+export const TicketHolder = Schema.Struct({
+  guest_id: rowIdColumn.guest,
+  removed_at: Schema.NullOr(Schema.String),
+  attendance_status: Schema.NullOr(Schema.String),
   /** When the guest was checked in (kept by the database with the attendance). */
-  readonly attended_at: string | null
-  readonly person_public_id: string
-  readonly event_id: EventRowId
-  readonly event_name: string
-  readonly organization_id: OrganizationRowId
-}
+  attended_at: Schema.NullOr(Schema.String),
+  person_public_id: Schema.String,
+  event_id: rowIdColumn.event,
+  event_name: Schema.String,
+  organization_id: rowIdColumn.organization
+})
+export type TicketHolder = typeof TicketHolder.Type
+
+const Code = Schema.Struct({ code: Schema.String })
 
 export class TicketsRepo extends Effect.Service<TicketsRepo>()("Convene/TicketsRepo", {
   effect: Effect.gen(function*() {
@@ -25,7 +29,7 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("Convene/TicketsR
     /** The code of a guest link, if it has a ticket. */
     const codeOf = (guestId: GuestRowId) =>
       Effect.map(
-        direct.first<{ readonly code: string }>(sql`SELECT code FROM tickets WHERE event_guest_id = ${guestId}`),
+        direct.first(Code, sql`SELECT code FROM tickets WHERE event_guest_id = ${guestId}`),
         (row) => row?.code
       )
 
@@ -42,7 +46,8 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("Convene/TicketsR
 
     /** The holder of a code, in whichever organization and event. */
     const holder = (code: string) =>
-      direct.first<TicketHolder>(
+      direct.first(
+        TicketHolder,
         sql`SELECT g.id AS guest_id, g.removed_at, g.attendance_status, g.attended_at, p.public_id AS person_public_id,
               e.id AS event_id, e.name AS event_name, e.organization_id
             FROM tickets t

@@ -17,6 +17,7 @@ import type * as SqlError from "@effect/sql/SqlError"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { repeatedly } from "../Runtime/Background.js"
 import { DirectSql } from "../Db/DirectSql.js"
@@ -49,13 +50,14 @@ export type Claim =
   | { readonly _tag: "InProgress" }
   | { readonly _tag: "Mismatch" }
 
-interface Row {
-  readonly fingerprint: Uint8Array
-  readonly status: number
-  readonly content_type: string | null
-  readonly body: Uint8Array
-  readonly created_at: number
-}
+const Row = Schema.Struct({
+  fingerprint: Schema.Uint8ArrayFromSelf,
+  status: Schema.Number,
+  content_type: Schema.NullOr(Schema.String),
+  body: Schema.Uint8ArrayFromSelf,
+  created_at: Schema.Number
+})
+type Row = typeof Row.Type
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0
 
@@ -67,7 +69,8 @@ export class Idempotency extends Effect.Service<Idempotency>()("Convene/Idempote
     const retention = Duration.toMillis(RETENTION)
 
     const select = (callerKey: string, key: string) =>
-      direct.first<Row>(
+      direct.first(
+        Row,
         sql`SELECT fingerprint, status, content_type, body, created_at FROM idempotency_keys
             WHERE caller_key = ${callerKey} AND key = ${key}`
       )

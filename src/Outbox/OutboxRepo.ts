@@ -15,6 +15,15 @@ import { dialectOf } from "../Db/Dialect.js"
 import { DirectSql } from "../Db/DirectSql.js"
 import { type DeliveryChannel, LARGE_PAYLOAD_BYTES, type Outcome } from "./Channel.js"
 
+/** A due delivery as a claim looks it up. */
+const Due = Schema.Struct({
+  id: Schema.Number,
+  destination: Schema.String,
+  organization_id: Schema.Number,
+  next_attempt_at: Schema.Number,
+  bytes: Schema.Number
+})
+const NextDue = Schema.Struct({ at: Schema.NullOr(Schema.Number) })
 
 /**
  * A claim's lease: when it runs out (epoch milliseconds), and its claimant (Outbox/Instances.ts).
@@ -75,7 +84,8 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
      */
     const due = (channel: DeliveryChannel, now: number, limit: number, large: boolean, skip: AtTheirShare) =>
       Effect.map(
-        direct.rows<{ id: number; destination: string; organization_id: number; next_attempt_at: number; bytes: number }>(
+        direct.rows(
+          Due,
           sql`SELECT d.id, ${destinationOf} AS destination, d.organization_id, d.next_attempt_at, d.bytes
               FROM outbox_deliveries d
               WHERE d.channel = ${channel} AND d.status = 'pending' AND d.next_attempt_at <= ${now}
@@ -100,7 +110,8 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Convene/OutboxRepo
      */
     const nextDue = (now: number, large: boolean, skip: AtTheirShare) =>
       Effect.map(
-        direct.first<{ at: number | null }>(
+        direct.first(
+          NextDue,
           sql`SELECT min(d.next_attempt_at) AS at FROM outbox_deliveries d
               WHERE d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < ${now}) AND ${notAtTheirShare(skip)}
                 ${large ? sql.literal("") : sql`AND d.bytes <= ${LARGE_PAYLOAD_BYTES}`}`

@@ -45,6 +45,8 @@ export class DeliveryReferrers extends Context.Tag("Convene/DeliveryReferrers")<
 /** Deliveries deleted per transaction, oldest first. */
 export const PRUNE_BATCH = 500
 
+const Ended = Schema.Struct({ id: Schema.Number, message_id: Schema.NullOr(Schema.Number) })
+
 /**
  * Deletes the deliveries that ended before `retention` ago, and what only they referred to, in
  * transactions of `batchSize` deliveries; answers how many deliveries were deleted.
@@ -71,7 +73,8 @@ export const pruneOutbox = (retention: Duration.Duration, batchSize = PRUNE_BATC
     /** One batch, in one write transaction: answers how many deliveries it deleted. */
     const batch = Effect.gen(function*() {
       // the oldest ended deliveries (index outbox_deliveries_finished)
-      const rows = yield* direct.rows<{ readonly id: number; readonly message_id: number | null }>(
+      const rows = yield* direct.rows(
+        Ended,
         sql`SELECT id, message_id FROM outbox_deliveries
             WHERE status <> 'pending' AND updated_at < ${cutoff}
             ORDER BY updated_at LIMIT ${batchSize}`

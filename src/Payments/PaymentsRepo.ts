@@ -49,16 +49,15 @@ export class PaymentsRepo extends Effect.Service<PaymentsRepo>()("Convene/Paymen
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
     const d = dialectOf(sql)
-    // PostgreSQL's CROSS JOIN takes no ON (its planner picks the order itself)
-    const crossJoin = sql.literal(d.name === "pg" ? "JOIN" : "CROSS JOIN")
 
     // The purchases of the event holding an item of one of the persons: all of each such purchase's
     // items and refunds are needed, since a purchase's total and refunds cover every guest in it.
-    // CROSS JOIN fixes the order: from the persons through their items (by index), since the
-    // planner would otherwise walk every purchase of the event (25,000 cost 30 times as much).
+    // The join fixes the order on SQLite (`Dialect.drivingJoin`): from the persons through their
+    // items (by index), since the planner would otherwise walk every purchase of the event (25,000
+    // cost 30 times as much).
     const purchasesOf = (eventId: EventRowId, personIds: string) =>
       sql`SELECT it.purchase_id FROM ${d.values(personIds, "integer")}
-          ${crossJoin} purchase_items it ON it.person_id = j.value
+          ${d.drivingJoin} purchase_items it ON it.person_id = j.value
           JOIN purchases pu ON pu.id = it.purchase_id WHERE pu.event_id = ${eventId}`
 
     /**
@@ -71,15 +70,18 @@ export class PaymentsRepo extends Effect.Service<PaymentsRepo>()("Convene/Paymen
       const ids = JSON.stringify(personIds)
       return Effect.map(
         Effect.all([
-          direct.rows<PurchaseRow>(
+          direct.rows(
+            PurchaseRow,
             sql`SELECT id, public_id, invoice_number, updated_at, disputed_at FROM purchases
                 WHERE id IN (${purchasesOf(eventId, ids)}) ORDER BY id`
           ),
-          direct.rows<ItemRow>(
+          direct.rows(
+            ItemRow,
             sql`SELECT id, public_id, purchase_id, person_id, type, subtotal, tax, service_fee, total, promo_code
                 FROM purchase_items WHERE purchase_id IN (${purchasesOf(eventId, ids)}) ORDER BY purchase_id, id`
           ),
-          direct.rows<RefundRow>(
+          direct.rows(
+            RefundRow,
             sql`SELECT purchase_id, item_id, amount FROM refunds
                 WHERE purchase_id IN (${purchasesOf(eventId, ids)}) ORDER BY id`
           )

@@ -41,11 +41,8 @@ export const ValueRow = Schema.Struct({
 export type ValueRow = typeof ValueRow.Type
 
 /** A value as stored: text or number as given, multiselect as a JSON array of option ids. */
-export interface StoredValue {
-  readonly person_id: PersonRowId
-  readonly field_id: number
-  readonly value: string
-}
+export const StoredValue = Schema.Struct({ person_id: rowIdColumn.person, field_id: Schema.Number, value: Schema.String })
+export type StoredValue = typeof StoredValue.Type
 
 /** A value for the active person with this email key (an import's persons are known by email). */
 export interface NewValue {
@@ -93,9 +90,7 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
           VALUES (${row.publicId}, ${row.fieldId}, ${row.value}, ${row.color})`
 
     /** A multiselect value's chosen options (`v.value` holds their ids as a JSON array). */
-    const chosen = sql.literal(d.name === "pg"
-      ? "AND o.public_id IN (SELECT jsonb_array_elements_text(v.value::jsonb))"
-      : "AND o.public_id IN (SELECT value FROM json_each(v.value))")
+    const chosen = sql.literal(`AND o.public_id IN ${d.inJsonText("v.value")}`)
 
     /**
      * The values of several persons at once, with their fields, in field order. A multiselect value
@@ -106,7 +101,8 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
     const values = (personIds: ReadonlyArray<PersonRowId>, allOptions = false) =>
       personIds.length === 0
         ? Effect.succeed<ReadonlyArray<ValueRow>>([])
-        : direct.rows<ValueRow>(
+        : direct.rows(
+            ValueRow,
             sql`SELECT v.person_id, v.field_id, v.public_id, v.value, f.public_id AS field_public_id, f.name, f.type,
                   CASE WHEN f.type = 'multiselect' THEN
                     (SELECT ${optionsJson}
@@ -120,19 +116,19 @@ export class CustomFieldsRepo extends Effect.Service<CustomFieldsRepo>()("Conven
     /**
      * The stored values of several persons, as stored (multiselect: a JSON array of option ids). An
      * import asks for thousands at once: on PostgreSQL the ids drive, each finding its values by
-     * the index (BatchJoins.ts).
+     * the index (Db/Dialect.ts `lookup`).
      */
     const storedValues = (personIds: ReadonlyArray<PersonRowId>) =>
       personIds.length === 0
         ? Effect.succeed<ReadonlyArray<StoredValue>>([])
-        : direct.rows<StoredValue>(
-          d.name === "pg"
-            ? sql`SELECT v.person_id, v.field_id, v.value
-                FROM (SELECT DISTINCT v::bigint AS value FROM jsonb_array_elements_text(${JSON.stringify(personIds)}::jsonb) AS t(v)) j
-                CROSS JOIN LATERAL (SELECT v.person_id, v.field_id, v.value FROM person_field_values v
-                  WHERE v.person_id = j.value OFFSET 0) v`
-            : sql`SELECT person_id, field_id, value FROM person_field_values
-              WHERE person_id IN ${d.inValues(JSON.stringify(personIds), "integer")}`
+        : direct.rows(
+          StoredValue,
+          sql`SELECT v.person_id, v.field_id, v.value ${
+            d.lookup("person_field_values", "v", "person_id", { json: JSON.stringify(personIds), type: "integer" }, undefined, {
+              columns: "v.person_id, v.field_id, v.value",
+              atMostOne: false
+            })
+          }`
         )
 
     /**

@@ -3,22 +3,24 @@
  * serialized ahead of their transaction as the JSON arrays `json_each` reads: the transaction then
  * spends its time in SQLite, not in building its parameters. `PersonWrites` runs them.
  */
+import * as Schema from "effect/Schema"
 import { nameGrams } from "../Db/SearchKeys.js"
 import { nameKeyOf } from "./Keys.js"
 import { emailKeyOf } from "../Domain/Fields.js"
-import type { PersonRowId } from "../Domain/RowIds.js"
+import { type PersonRowId, rowIdColumn } from "../Domain/RowIds.js"
 
 /**
  * An active person an import matched by email, with what filling its blank fields needs to know:
  * which of `importedColumns` are blank (bit i for column i) and whether it has a phone.
  */
-export interface MatchRow {
-  readonly id: PersonRowId
-  readonly public_id: string
-  readonly email_key: string
-  readonly blanks: number
-  readonly has_phone: 0 | 1
-}
+export const MatchRow = Schema.Struct({
+  id: rowIdColumn.person,
+  public_id: Schema.String,
+  email_key: Schema.String,
+  blanks: Schema.Number,
+  has_phone: Schema.Literal(0, 1)
+})
+export type MatchRow = typeof MatchRow.Type
 
 /** The profile columns an import may fill, in the order `insertMany` and `fillBlanksMany` take them. */
 export const importedColumns = [
