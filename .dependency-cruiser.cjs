@@ -86,7 +86,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "^src/Web/assets/" },
+    exclude: { path: "^src/Web/Kit/assets/" },
     // type-only imports count: a type imported against the layers is a dependency all the same
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },

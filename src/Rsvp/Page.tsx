@@ -9,7 +9,7 @@ import { imagesOf, rsvpQuestionsOf, virtualLocationsOf } from "../Events/EventJs
 import { describeEvent } from "../Events/EventMapping.js"
 import type { EventRow } from "../Events/EventRow.js"
 import type { QrDrawing } from "../Guests/Tickets.js"
-import { PlainLayout, type Site } from "../Web/Html.js"
+import { PlainLayout, type Site } from "../Web/Kit/Layout.js"
 import type { Invitation } from "./Rsvp.js"
 
 export const DIETARY_OPTIONS = ["Vegetarian", "Vegan", "Gluten-free", "Dairy-free", "Nut allergy", "Halal", "Kosher"] as const

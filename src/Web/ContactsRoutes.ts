@@ -40,16 +40,15 @@ import {
   toUpdate,
   valuesOf
 } from "./ContactForm.js"
-import { count, dateTimeIn, plural } from "./Format.js"
+import { count, dateTimeIn, plural } from "./Kit/Format.js"
 import { ImportDrafts } from "./ImportDrafts.js"
 import { importRoutes } from "./ImportFlow.js"
 import type { ImportKind, ImportResult } from "./ImportKind.js"
 import { type ContactEventView, ContactPage, ContactsListPage } from "./Pages/Contacts.js"
 import { blankField, CustomFieldsPage, FIELD_TYPE_LABELS, type NewFieldValues } from "./Pages/ContactsFields.js"
 import { type ContactFormMode, ContactFormPage } from "./Pages/ContactsForm.js"
-import { ConfirmPage } from "./Pages/Team.js"
-import type { Viewer } from "./Web.js"
-import { Web } from "./Web.js"
+import { ConfirmPage } from "./Kit/Confirm.js"
+import { type Viewer, Web } from "./Web.js"
 
 /** Contacts on one page of the list. */
 const PAGE_SIZE = 25

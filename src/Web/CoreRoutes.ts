@@ -18,7 +18,7 @@ import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH } from "../Domain/Fields.js"
 import { NotFound } from "../Domain/Errors.js"
 import { fromOwnPages } from "../Http/SameOrigin.js"
 import { PublicOrigin } from "../Runtime/PublicOrigin.js"
-import { Assets } from "./Assets.js"
+import { Assets } from "./Kit/Assets.js"
 import { SignInPage } from "./Pages/SignIn.js"
 import { Web } from "./Web.js"
 

@@ -4,7 +4,7 @@
  */
 import * as Layer from "effect/Layer"
 import { Sessions } from "../Auth/Sessions.js"
-import { Assets } from "./Assets.js"
+import { Assets } from "./Kit/Assets.js"
 import { ContactsRoutesLive } from "./ContactsRoutes.js"
 import { CoreRoutesLive } from "./CoreRoutes.js"
 import { AccountRoutesLive } from "./AccountRoutes.js"

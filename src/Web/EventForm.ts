@@ -15,7 +15,7 @@ import { CreateEvent, type Event, UpdateEvent } from "../Events/Domain.js"
 import { slugify } from "../Events/EventMapping.js"
 import { type Conflict, fromParseError, InvalidRequest, Issue } from "../Domain/Errors.js"
 import { blankToNull } from "../Domain/Fields.js"
-import { isoToWallTime, wallTimeToIso } from "./Format.js"
+import { isoToWallTime, wallTimeToIso } from "./Kit/Format.js"
 import type { Form } from "./Web.js"
 
 /** Most rows of each repeated group the API takes (CreateEvent's `maxItems`). */

@@ -35,8 +35,7 @@ import {
 } from "./EventForm.js"
 import { EventPage, EventsListPage, type When } from "./Pages/Events.js"
 import { EventFormPage } from "./Pages/EventsForm.js"
-import type { Viewer } from "./Web.js"
-import { Web } from "./Web.js"
+import { type Viewer, Web } from "./Web.js"
 
 /** Events on one page of the list. */
 const PAGE_SIZE = 20

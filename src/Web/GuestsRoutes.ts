@@ -29,7 +29,7 @@ import { formatCode, type TicketLookup, Tickets } from "../Guests/Tickets.js"
 import { InvalidRequest } from "../Domain/Errors.js"
 import { Members } from "../Organizations/Members.js"
 import { Persons } from "../Persons/Persons.js"
-import { count, dateTimeIn, plural } from "./Format.js"
+import { count, dateTimeIn, plural } from "./Kit/Format.js"
 import { ImportDrafts } from "./ImportDrafts.js"
 import { importRoutes } from "./ImportFlow.js"
 import type { ImportKind, ImportResult } from "./ImportKind.js"
@@ -49,7 +49,7 @@ import {
   type NewGuestErrors,
   type NewGuestForm
 } from "./Pages/Guests.js"
-import { ConfirmPage } from "./Pages/Team.js"
+import { ConfirmPage } from "./Kit/Confirm.js"
 import { type Form, type Viewer, Web } from "./Web.js"
 
 /** The most guests one form may name: a guest-list batch (1 to 500). */

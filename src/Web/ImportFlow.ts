@@ -46,9 +46,8 @@ import {
 } from "./ImportKind.js"
 import { ImportPreviewPage, ImportUploadPage, type PreviewState } from "./Pages/ImportFlow.js"
 import { type ImportsBusy, ImportSlots } from "../Csv/ImportSlots.js"
-import { readUpload, type UploadedFile, type UploadProblem } from "./Upload.js"
-import type { PageError, Viewer } from "./Web.js"
-import { Web } from "./Web.js"
+import { readUpload, type UploadedFile, type UploadProblem } from "./Kit/Upload.js"
+import { type PageError, type Viewer, Web } from "./Web.js"
 
 /** Blank records allowed among the first rows before the sample stops looking. */
 const BLANK_ALLOWANCE = 50

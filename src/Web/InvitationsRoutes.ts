@@ -20,7 +20,7 @@ import { defaultSubject } from "../Invitations/InvitationEmail.js"
 import type { InvalidRequest } from "../Domain/Errors.js"
 import { REINVITE_WINDOW_MINUTES, SendInvitations } from "../Invitations/Domain.js"
 import { type Audience, EventInvitations } from "../Invitations/Invitations.js"
-import { dateTimeIn, plural, waitInWords } from "./Format.js"
+import { dateTimeIn, plural, waitInWords } from "./Kit/Format.js"
 import type { EventSummary } from "./Pages/Guests.js"
 import {
   type ComposeErrors,

@@ -22,7 +22,7 @@ import { userPages, type UserView } from "./AccountRoutes.js"
 import type { FlashView } from "./Html.js"
 import { InvitationMissingPage, InvitationPage } from "./Pages/Invitation.js"
 import { type AddMemberForm, memberName, MembersPage, type NewInvitation } from "./Pages/Members.js"
-import { ConfirmPage } from "./Pages/Team.js"
+import { ConfirmPage } from "./Kit/Confirm.js"
 import { type Viewer, Web } from "./Web.js"
 
 const fieldLabels = {

@@ -9,7 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { ApiTokens } from "../Auth/ApiTokens.js"
 import { NotFound } from "../Domain/Errors.js"
-import { ApiKeysPage, ConfirmPage } from "./Pages/Team.js"
+import { ApiKeysPage } from "./Pages/Team.js"
+import { ConfirmPage } from "./Kit/Confirm.js"
 import { Web } from "./Web.js"
 
 export const TeamRoutesLive = HttpApiBuilder.Router.use((router) =>

@@ -16,7 +16,7 @@ import { DeliveryLog } from "../Webhooks/DeliveryLog.js"
 import { type RegistrationSummary, Registrations } from "../Webhooks/Registrations.js"
 import { type Form, type Viewer, Web } from "./Web.js"
 import type { FlashView } from "./Html.js"
-import { ConfirmPage } from "./Pages/Team.js"
+import { ConfirmPage } from "./Kit/Confirm.js"
 import {
   DELIVERIES_PER_PAGE,
   DELIVERY_STATUSES,

@@ -5,20 +5,7 @@
  */
 import type { ComponentChildren } from "preact"
 import type { Role } from "../../Domain/Role.js"
-import {
-  Badge,
-  Card,
-  ErrorSummary,
-  Field,
-  FlashMessage,
-  type FlashView,
-  Layout,
-  type Member,
-  PageHeader,
-  PlainLayout,
-  PostForm,
-  type Site
-} from "../Html.js"
+import { Badge, Card, ErrorSummary, Field, FlashMessage, type FlashView, Layout, type Member, PageHeader, PlainLayout, PostForm, type Site } from "../Html.js"
 
 /** Who is looking: the member in their current organization, or a user of no organization. */
 export interface UserFrame {

@@ -5,7 +5,7 @@
  * that refresh on their own.
  */
 import type { Guest } from "../../Guests/Domain.js"
-import { count, plural } from "../Format.js"
+import { count, plural } from "../Kit/Format.js"
 import { Badge, type FlashView, Layout, type Member, PageHeader, Pager, PostForm, type Site } from "../Html.js"
 import { type EventSummary, eventPath, RsvpBadge } from "./Guests.js"
 

@@ -4,7 +4,7 @@
  */
 import type { CustomFieldDefinition, Person, PersonDetail } from "../../Persons/Domain.js"
 import { SMS_CONSENT_LABELS } from "../ContactForm.js"
-import { count, plural } from "../Format.js"
+import { count, plural } from "../Kit/Format.js"
 import { Badge, Card, EmptyState, type FlashView, Layout, type Member, PageHeader, Pager, PostForm, type Site } from "../Html.js"
 import { ContactsTabs, FIELD_TYPE_LABELS, OptionChip } from "./ContactsFields.js"
 

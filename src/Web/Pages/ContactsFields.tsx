@@ -6,21 +6,8 @@
  */
 import type { ComponentChildren } from "preact"
 import type { CustomFieldDefinition, FieldOption } from "../../Persons/Domain.js"
-import { count } from "../Format.js"
-import {
-  Card,
-  EmptyState,
-  ErrorSummary,
-  Field,
-  type FlashView,
-  Layout,
-  type Member,
-  PageHeader,
-  PostForm,
-  Select,
-  type Site,
-  TextArea
-} from "../Html.js"
+import { count } from "../Kit/Format.js"
+import { Card, EmptyState, ErrorSummary, Field, type FlashView, Layout, type Member, PageHeader, PostForm, Select, type Site, TextArea } from "../Html.js"
 
 export type ContactsTab = "contacts" | "fields"
 

@@ -4,7 +4,7 @@
  * invitation screens), that the limit is reached and what that stops until when.
  */
 import type { QuotaState } from "../../Email/EmailQuota.js"
-import { count, plural, recordTime } from "../Format.js"
+import { count, plural, recordTime } from "../Kit/Format.js"
 
 const timeOf = (millis: number) => new Date(millis).toISOString()
 

@@ -3,22 +3,8 @@
  * the selection's actions, adding guests, and one guest with their status history and invite link.
  */
 import { type Guest, RsvpStatus } from "../../Guests/Domain.js"
-import { count, plural } from "../Format.js"
-import {
-  Badge,
-  Card,
-  CopyField,
-  EmptyState,
-  ErrorSummary,
-  Field,
-  type FlashView,
-  Layout,
-  type Member,
-  PageHeader,
-  Pager,
-  PostForm,
-  type Site
-} from "../Html.js"
+import { count, plural } from "../Kit/Format.js"
+import { Badge, Card, CopyField, EmptyState, ErrorSummary, Field, type FlashView, Layout, type Member, PageHeader, Pager, PostForm, type Site } from "../Html.js"
 
 /** The RSVP statuses in the order the API lists them: every page shows them in this one order. */
 export const RSVP_STATUSES = RsvpStatus.literals

@@ -4,7 +4,7 @@
  * they will be read, the counts and every row error) with the button that imports it.
  */
 import { FILE_FIELD, type ImportKind, type ImportResult, type Sample } from "../ImportKind.js"
-import { count, plural } from "../Format.js"
+import { count, plural } from "../Kit/Format.js"
 import { Badge, Card, type FlashView, Layout, type Member, PageHeader, PostForm, type Site } from "../Html.js"
 
 export type PreviewState =

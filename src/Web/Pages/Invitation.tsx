@@ -4,7 +4,7 @@
  * and the same "does not work" page, which tells nothing about the invitation.
  */
 import type { InvitationOffer } from "../../Organizations/Invitations.js"
-import { recordTime } from "../Format.js"
+import { recordTime } from "../Kit/Format.js"
 import { PostForm } from "../Html.js"
 import { SignOutForm, type UserFrame, UserLayout } from "./Account.js"
 import { roleSummary } from "./Members.js"

@@ -7,22 +7,8 @@
 import type { QuotaState } from "../../Email/EmailQuota.js"
 import { type InvitationInput, InvitationPreview } from "../../Invitations/InvitationEmail.js"
 import { type Invitation, REINVITE_WINDOW_MINUTES } from "../../Invitations/Domain.js"
-import { count, plural } from "../Format.js"
-import {
-  Badge,
-  Card,
-  EmptyState,
-  ErrorSummary,
-  Field,
-  type FlashView,
-  Layout,
-  type Member,
-  PageHeader,
-  Pager,
-  PostForm,
-  type Site,
-  TextArea
-} from "../Html.js"
+import { count, plural } from "../Kit/Format.js"
+import { Badge, Card, EmptyState, ErrorSummary, Field, type FlashView, Layout, type Member, PageHeader, Pager, PostForm, type Site, TextArea } from "../Html.js"
 import { QuotaLine, QuotaShort } from "./EmailQuota.js"
 import { type EventSummary, eventPath, RSVP_STATUSES } from "./Guests.js"
 

@@ -5,7 +5,7 @@
 import type { Role } from "../../Domain/Role.js"
 import { roles } from "../../Domain/Role.js"
 import type { Member as TeamMember } from "../../Organizations/Members.js"
-import { recordTime } from "../Format.js"
+import { recordTime } from "../Kit/Format.js"
 import { Badge, Card, CopyField, EmptyState, ErrorSummary, Field, type FlashView, type Member, PostForm, Select, type Site } from "../Html.js"
 import { TeamPage } from "./Team.js"
 

@@ -1,22 +1,8 @@
 /** Team settings: the tabs every settings page shares, and Linked Services › API Keys. */
 import type { ComponentChildren } from "preact"
 import type { ApiTokenInfo } from "../../Auth/ApiTokens.js"
-import { recordTime } from "../Format.js"
-import {
-  Badge,
-  Card,
-  CopyField,
-  EmptyState,
-  ErrorSummary,
-  Field,
-  Layout,
-  type Member,
-  PageHeader,
-  PostForm,
-  type Section,
-  type Site
-} from "../Html.js"
-import type { FlashView } from "../Html.js"
+import { recordTime } from "../Kit/Format.js"
+import { Badge, Card, CopyField, EmptyState, ErrorSummary, Field, type FlashView, Layout, type Member, PageHeader, PostForm, type Site } from "../Html.js"
 
 export type TeamTab = "members" | "api-keys" | "webhooks"
 
@@ -137,31 +123,3 @@ export const ApiKeysPage = (props: {
     </TeamPage>
   )
 }
-
-/** The page a destructive form leads to when scripts did not ask first. */
-export const ConfirmPage = (props: {
-  site: Site
-  member: Member
-  title: string
-  message: string
-  action: string
-  confirmLabel: string
-  cancel: string
-  fields?: ReadonlyArray<readonly [string, string]>
-  section?: Section
-}) => (
-  <Layout site={props.site} member={props.member} title={props.title} {...(props.section ? { section: props.section } : {})}>
-    <div class="card message">
-      <h1>{props.title}</h1>
-      <p>{props.message}</p>
-      <PostForm action={props.action} csrf={props.member.csrf}>
-        {(props.fields ?? []).map(([name, value]) => <input type="hidden" name={name} value={value} />)}
-        <input type="hidden" name="confirm" value="yes" />
-        <div class="form-actions">
-          <button type="submit" class="danger">{props.confirmLabel}</button>
-          <a class="button secondary" href={props.cancel}>Cancel</a>
-        </div>
-      </PostForm>
-    </div>
-  </Layout>
-)

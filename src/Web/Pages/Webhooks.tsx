@@ -6,21 +6,8 @@
  */
 import { type Delivery, DeliveryStatus, WebhookType } from "../../Webhooks/Domain.js"
 import type { RegistrationSummary } from "../../Webhooks/Registrations.js"
-import { count, plural, recordTime } from "../Format.js"
-import {
-  Badge,
-  Card,
-  CopyField,
-  EmptyState,
-  ErrorSummary,
-  Field,
-  type FlashView,
-  type Member,
-  Pager,
-  PostForm,
-  Select,
-  type Site
-} from "../Html.js"
+import { count, plural, recordTime } from "../Kit/Format.js"
+import { Badge, Card, CopyField, EmptyState, ErrorSummary, Field, type FlashView, type Member, Pager, PostForm, Select, type Site } from "../Html.js"
 import { TeamPage } from "./Team.js"
 
 export const DELIVERY_STATUSES = DeliveryStatus.literals

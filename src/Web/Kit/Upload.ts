@@ -17,9 +17,9 @@
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as Effect from "effect/Effect"
-import { MAX_CSV_BYTES } from "../Csv/CsvBody.js"
-import type { BodyRoutes } from "../Http/BodyRules.js"
-import { readBoundedBytes } from "../Http/JsonBody.js"
+import { MAX_CSV_BYTES } from "../../Csv/CsvBody.js"
+import type { BodyRoutes } from "../../Http/BodyRules.js"
+import { readBoundedBytes } from "../../Http/JsonBody.js"
 
 /** The largest upload body: a 10 MiB file and 64 KiB for the rest of the form. */
 export const MAX_UPLOAD_BYTES = MAX_CSV_BYTES + 64 * 1024

@@ -1,0 +1,84 @@
+/**
+ * What a form's action answers, in one place (Kit/Web.ts hands these out as `web.flashTo`,
+ * `web.perform` and `web.confirm`): the message for the next page and the redirect to it, the
+ * outcome of a service call said that way, and the confirmation page of a destructive form.
+ *
+ * ```ts
+ * return yield* web.perform(viewer, guestLists.update(viewer.caller, id, [{ personId, rsvpStatus }]), {
+ *   to: back,
+ *   done: () => `RSVP status of ${guest.name} set to ${rsvpStatus}.`,
+ *   failed: (error) => error._tag === "Conflict" ? historyFull(guest.name) : `${guest.name} is no longer on the list.`
+ * })
+ * ```
+ */
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import type { VNode } from "preact"
+import { ConfirmPage } from "./Confirm.js"
+import type { FlashView, Section, Site } from "./Layout.js"
+import type { PageError, Viewer } from "./Viewer.js"
+
+type Response = HttpServerResponse.HttpServerResponse
+
+/** What an outcome says: a message for the next page (after the redirect), or an answer of its own. */
+export type Said<R> = string | Effect.Effect<Response, PageError, R>
+
+/** A service call's outcome as a form's answer. */
+export interface Outcome<A, E, R> {
+  /** The next page (with PUBLIC_BASE_URL's prefix added), after either message. */
+  readonly to: string
+  /** On success: a success message, or the answer. */
+  readonly done: (value: A) => Said<R>
+  /** On a failure of the call: an error message, or the answer (the form again with its errors, a failure kept as a page). */
+  readonly failed: (error: E) => Said<R>
+}
+
+/** What a confirmation page asks (paths without the prefix). */
+export interface Confirmation {
+  readonly section: Section
+  readonly title: string
+  readonly message: string
+  /** The form's path: the same form, with `confirm=yes` and `fields`. */
+  readonly action: string
+  readonly confirmLabel: string
+  /** Where Cancel leads. */
+  readonly cancel: string
+  readonly fields?: ReadonlyArray<readonly [string, string]>
+}
+
+export const actionsOf = (web: {
+  readonly site: Site
+  readonly render: (page: VNode, status?: number) => Response
+  readonly redirect: (path: string) => Response
+  readonly flash: (viewer: Viewer, kind: FlashView["kind"], message: string) => Effect.Effect<void>
+}) => {
+  /** Leaves a message for the next page and sends the browser there: the answer of most forms. */
+  const flashTo = (viewer: Viewer, kind: FlashView["kind"], message: string, path: string) =>
+    Effect.as(web.flash(viewer, kind, message), web.redirect(path))
+
+  const say = <R>(viewer: Viewer, kind: FlashView["kind"], said: Said<R>, to: string) =>
+    typeof said === "string" ? flashTo(viewer, kind, said, to) : said
+
+  /** Runs a form's service call and answers with its outcome (see the top of this file). */
+  const perform = <A, E, R, R2>(viewer: Viewer, call: Effect.Effect<A, E, R>, outcome: Outcome<A, E, R2>) =>
+    Effect.matchEffect(call, {
+      onFailure: (error) => say(viewer, "error", outcome.failed(error), outcome.to),
+      onSuccess: (value) => say(viewer, "success", outcome.done(value), outcome.to)
+    })
+
+  /** The page a destructive form answers before it acts, when scripts did not ask first. */
+  const confirm = (viewer: Viewer, ask: Confirmation) =>
+    web.render(ConfirmPage({
+      section: ask.section,
+      site: web.site,
+      member: viewer.member,
+      title: ask.title,
+      message: ask.message,
+      action: web.site.href(ask.action),
+      confirmLabel: ask.confirmLabel,
+      cancel: web.site.href(ask.cancel),
+      ...(ask.fields === undefined ? {} : { fields: ask.fields })
+    }))
+
+  return { flashTo, perform, confirm } as const
+}
