@@ -60,7 +60,7 @@ export const actionsOf = (web: {
     typeof said === "string" ? flashTo(viewer, kind, said, to) : said
 
   /** Runs a form's service call and answers with its outcome (see the top of this file). */
-  const perform = <A, E, R, R2>(viewer: Viewer, call: Effect.Effect<A, E, R>, outcome: Outcome<A, E, R2>) =>
+  const perform = <A, E, R, R2 = never>(viewer: Viewer, call: Effect.Effect<A, E, R>, outcome: Outcome<A, E, R2>) =>
     Effect.matchEffect(call, {
       onFailure: (error) => say(viewer, "error", outcome.failed(error), outcome.to),
       onSuccess: (value) => say(viewer, "success", outcome.done(value), outcome.to)

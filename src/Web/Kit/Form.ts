@@ -11,6 +11,7 @@
  * what the API refuses, at the same fields) or the form's, with lenient fields (`orNone`, `Cut`,
  * `Skip`) for what a page reads without refusing: filters, searches, pages of a list.
  */
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -97,6 +98,16 @@ export const Skip = Schema.transform(Schema.String, Schema.Number, {
   encode: String
 })
 
+/** Where a page of a list starts, as JavaScript reads a number: a whole number above 0, anything else the first page. */
+export const Offset = Schema.transform(Schema.String, Schema.Number, {
+  strict: true,
+  decode: (value) => {
+    const n = Number(value)
+    return Number.isSafeInteger(n) && n > 0 ? n : 0
+  },
+  encode: String
+})
+
 /** The answer of a confirmation page (Kit/Confirm.tsx). */
 export const confirmed = (form: Form) => form.get("confirm") === "yes"
 
@@ -174,3 +185,14 @@ export const readQuery = <A, I>(schema: Schema.Schema<A, I>) => {
   const read = fieldsOf(schema)
   return Effect.map(HttpServerRequest.HttpServerRequest, (request) => read(queryOf(new URL(request.url, "http://convene.invalid").searchParams)))
 }
+
+/** The route's path parameters of `names` ("" when absent). */
+export const pathParams = <K extends string>(...names: ReadonlyArray<K>) =>
+  Effect.map(HttpRouter.params, (params) => Object.fromEntries(names.map((name) => [name, params[name] ?? ""])) as Record<K, string>)
+
+/** The text of a textarea: browsers send `\r\n` line breaks; they are kept as `\n`, the whole trimmed. */
+export const Multiline = Schema.transform(Schema.String, Schema.String, {
+  strict: true,
+  decode: (value) => value.replace(/\r\n?/g, "\n").trim(),
+  encode: (value) => value
+})

@@ -4,8 +4,8 @@ import type { QuotaState } from "../../Email/EmailQuota.js"
 import type { Event } from "../../Events/Domain.js"
 import { count, dateTimeIn, plural } from "../Kit/Format.js"
 import { Badge, Card, EmptyState, type FlashView, Layout, type Member, PageHeader, Pager, type Site } from "../Html.js"
-import { QuotaReached } from "./EmailQuota.js"
-import { RSVP_STATUSES, type RsvpChoice } from "./Guests.js"
+import { QuotaReached } from "../Invitations/EmailQuota.js"
+import { RSVP_STATUSES, type RsvpChoice } from "../Guests/State.js"
 
 export type When = "upcoming" | "past"
 

@@ -5,27 +5,12 @@
  * that refresh on their own.
  */
 import type { Guest } from "../../Guests/Domain.js"
+import { type EventSummary, eventPath } from "../Events/Summary.js"
+import { Badge, PageHeader, Pager } from "../Kit/Components.js"
 import { count, plural } from "../Kit/Format.js"
-import { Badge, type FlashView, Layout, type Member, PageHeader, Pager, PostForm, type Site } from "../Html.js"
-import { type EventSummary, eventPath, RsvpBadge } from "./Guests.js"
-
-export const DOOR_PAGE_SIZE = 50
-
-/** Where the door list is: kept in the redirect after a check-in or an undo. */
-export interface DoorState {
-  readonly q: string
-  readonly skip: number
-}
-
-/** `?q=…&skip=…` (empty values left out), with `extra` parameters after them. */
-export const doorQuery = (state: DoorState, extra: Record<string, string> = {}): string => {
-  const params = new URLSearchParams()
-  if (state.q !== "") params.set("q", state.q)
-  if (state.skip > 0) params.set("skip", String(state.skip))
-  for (const [key, value] of Object.entries(extra)) params.set(key, value)
-  const query = params.toString()
-  return query === "" ? "" : `?${query}`
-}
+import { type FlashView, Layout, type Member, PostForm, type Site } from "../Kit/Layout.js"
+import { DOOR_PAGE_SIZE, doorQuery, type DoorState } from "./State.js"
+import { RsvpBadge } from "./Statuses.js"
 
 export interface DoorCounts {
   /** Every guest checked in (attendance Attended), whatever they answered. */

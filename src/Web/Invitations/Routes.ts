@@ -7,86 +7,26 @@
  * arrives as a POST of its checkboxes.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpRouter from "@effect/platform/HttpRouter"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type { EventRow } from "../Events/EventRow.js"
-import { defaultSubject } from "../Invitations/InvitationEmail.js"
-import type { InvalidRequest } from "../Domain/Errors.js"
-import { REINVITE_WINDOW_MINUTES, SendInvitations } from "../Invitations/Domain.js"
-import { type Audience, EventInvitations } from "../Invitations/Invitations.js"
-import { dateTimeIn, plural, waitInWords } from "./Kit/Format.js"
-import type { EventSummary } from "./Pages/Guests.js"
-import {
-  type ComposeErrors,
-  type ComposeForm,
-  ComposePage,
-  INVITATIONS_PER_PAGE,
-  InvitationsPage,
-  NotConfiguredPage,
-  PreviewPage,
-  type Recipient
-} from "./Pages/Invitations.js"
-import { type Form, type Viewer, Web } from "./Web.js"
+import type { EventRow } from "../../Events/EventRow.js"
+import { REINVITE_WINDOW_MINUTES } from "../../Invitations/Domain.js"
+import { defaultSubject } from "../../Invitations/InvitationEmail.js"
+import { type Audience, EventInvitations } from "../../Invitations/Invitations.js"
+import { summaryOf } from "../Events/Summary.js"
+import { Offset, pathParams, readQuery } from "../Kit/Form.js"
+import { plural, waitInWords } from "../Kit/Format.js"
+import type { Viewer } from "../Kit/Viewer.js"
+import { Web } from "../Kit/Web.js"
+import { type ComposeErrors, type ComposeForm, composeFormOf, errorsOf, INVITATIONS_PER_PAGE, issuesOfInvalid, issuesOfParse, type Recipient, sendInputOf } from "./Compose.js"
+import { ComposePage } from "./ComposePage.js"
+import { InvitationsPage, NotConfiguredPage } from "./LogPage.js"
+import { PreviewPage } from "./PreviewPage.js"
 
-const decodeSend = Schema.decodeUnknownEither(SendInvitations, { errors: "all" })
-
-const summaryOf = (event: EventRow): EventSummary => ({
-  id: event.public_id,
-  name: event.name,
-  when: dateTimeIn(event.primary_date, event.timezone),
-  timezone: event.timezone,
-  slug: event.slug
-})
-
-const eventId = Effect.map(HttpRouter.params, (params) => params["id"] ?? "")
-
-/** The form as posted (the guest list's selection, the compose form, or the preview's hidden fields). */
-const composeFormOf = (form: Form): ComposeForm => {
-  const personIds = [...new Set(form.getAll("personId").filter((id) => id !== ""))]
-  const statuses = [...new Set(form.getAll("status").filter((s) => s !== ""))]
-  const audience = form.get("audience") === "statuses" || (form.get("audience") === "" && personIds.length === 0) ? "statuses" : "selected"
-  return { audience, personIds, statuses, subject: form.get("subject"), message: form.raw("message").replace(/\r\n?/g, "\n").trim() }
-}
-
-/** The API's body for a form: what the schema checks, and what the service takes. */
-const bodyOf = (form: ComposeForm) => ({
-  ...(form.audience === "selected" ? { personIds: form.personIds } : { statuses: form.statuses }),
-  ...(form.subject === "" ? {} : { subject: form.subject }),
-  ...(form.message === "" ? {} : { message: form.message })
-})
-
-/** Schema and service refusals as errors beside the form's fields. */
-const errorsOf = (issues: ReadonlyArray<{ readonly path: string; readonly message: string }>, form: ComposeForm): ComposeErrors => {
-  const errors: { -readonly [K in keyof ComposeErrors]: string } = {}
-  for (const issue of issues) {
-    const field = issue.path.split(".")[0]
-    if (field === "subject") errors.subject ??= `The subject ${issue.message}.`
-    else if (field === "message") errors.message ??= `The message ${issue.message}.`
-    else {
-      errors.audience ??= form.audience === "selected"
-        ? form.personIds.length === 0
-          ? "Tick at least one guest, or choose guests by RSVP status."
-          : "Some of the selected guests are no longer on the guest list. Go back to the guest list and select them again."
-        : form.statuses.length === 0
-        ? "Choose at least one RSVP status."
-        : issue.message.startsWith("match more")
-        ? `These statuses ${issue.message}.`
-        : "Choose RSVP statuses from the list."
-    }
-  }
-  return errors
-}
-
-const issuesOfParse = (error: ParseResult.ParseError) =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map((i) => ({ path: i.path.map(String).join("."), message: i.message }))
-
-const issuesOfInvalid = (error: InvalidRequest) => error.issues ?? [{ path: "", message: error.message }]
+const eventId = Effect.map(pathParams("id"), ({ id }) => id)
 
 export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -144,9 +84,7 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
       web.page("Viewer", (viewer) =>
         Effect.gen(function*() {
           const id = yield* eventId
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const skipParam = Number(new URL(request.url, "http://x").searchParams.get("skip") ?? "0")
-          const skip = Number.isSafeInteger(skipParam) && skipParam > 0 ? skipParam : 0
+          const { skip } = yield* readQuery(Schema.Struct({ skip: Offset }))
           const overview = yield* invitations.overview(viewer.caller, id)
           const log = yield* invitations.list(viewer.caller, id, { limit: INVITATIONS_PER_PAGE, skip })
           return web.render(InvitationsPage({
@@ -172,9 +110,8 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
         Effect.gen(function*() {
           const id = yield* eventId
           if (!invitations.configured) return yield* notConfigured(viewer, id, 200)
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const status = new URL(request.url, "http://x").searchParams.get("status")
-          const statuses = status !== null && status !== "" ? [status] : ["Invited"]
+          const { status } = yield* readQuery(Schema.Struct({ status: Schema.String }))
+          const statuses = status !== "" ? [status] : ["Invited"]
           return yield* compose(viewer, id, { audience: "statuses", personIds: [], statuses, subject: "", message: "" }, {}, 200)
         }))
     )
@@ -205,7 +142,7 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
           const id = yield* eventId
           if (!invitations.configured) return yield* notConfigured(viewer, id, 409)
           const composed = composeFormOf(form)
-          const decoded = decodeSend(bodyOf(composed))
+          const decoded = sendInputOf(composed)
           if (Either.isLeft(decoded)) return yield* compose(viewer, id, composed, errorsOf(issuesOfParse(decoded.left), composed), 400)
           const audience: Audience = decoded.right.personIds !== undefined
             ? { personIds: decoded.right.personIds }
@@ -240,7 +177,7 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
         Effect.gen(function*() {
           const id = yield* eventId
           const composed = composeFormOf(form)
-          const decoded = decodeSend(bodyOf(composed))
+          const decoded = sendInputOf(composed)
           if (Either.isLeft(decoded)) return yield* compose(viewer, id, composed, errorsOf(issuesOfParse(decoded.left), composed), 400)
           const sent = yield* invitations.send(viewer.caller, id, decoded.right).pipe(Effect.either)
           if (Either.isLeft(sent)) {
@@ -268,14 +205,10 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
           }
           const { queued, skipped } = sent.right
           const skippedNote = skipped === 0 ? "" : ` ${plural(skipped, "guest")} got one in the last ${REINVITE_WINDOW_MINUTES} minutes and ${skipped === 1 ? "was" : "were"} skipped.`
-          yield* web.flash(
-            viewer,
-            "success",
-            (queued === 0 && skipped === 0
-              ? "No invitations queued: no guest matched."
-              : `${plural(queued, "invitation")} queued.${queued === 0 ? "" : " They go out in the next moments; this log shows each one."}`) + skippedNote
-          )
-          return web.redirect(`/app/events/${encodeURIComponent(id)}/invitations`)
+          const said = queued === 0 && skipped === 0
+            ? "No invitations queued: no guest matched."
+            : `${plural(queued, "invitation")} queued.${queued === 0 ? "" : " They go out in the next moments; this log shows each one."}`
+          return yield* web.flashTo(viewer, "success", said + skippedNote, `/app/events/${encodeURIComponent(id)}/invitations`)
         }))
     )
   })
