@@ -5,7 +5,7 @@
 import * as Layer from "effect/Layer"
 import { Sessions } from "../Auth/Sessions.js"
 import { Assets } from "./Kit/Assets.js"
-import { ContactsRoutesLive } from "./ContactsRoutes.js"
+import { ContactsRoutesLive } from "./Contacts/Routes.js"
 import { CoreRoutesLive } from "./CoreRoutes.js"
 import { AccountRoutesLive } from "./AccountRoutes.js"
 import { EventsRoutesLive } from "./EventsRoutes.js"

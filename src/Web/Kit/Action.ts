@@ -23,14 +23,21 @@ type Response = HttpServerResponse.HttpServerResponse
 /** What an outcome says: a message for the next page (after the redirect), or an answer of its own. */
 export type Said<R> = string | Effect.Effect<Response, PageError, R>
 
-/** A service call's outcome as a form's answer. */
-export interface Outcome<A, E, R> {
-  /** The next page (with PUBLIC_BASE_URL's prefix added), after either message. */
+/**
+ * A service call's outcome as a form's answer. The next page is `to`, after either message; when
+ * it depends on the result (a new contact's page), `to` is a function of it, and a failure answers
+ * with a page of its own (the form again, with its errors).
+ */
+export type Outcome<A, E, R> = {
   readonly to: string
   /** On success: a success message, or the answer. */
   readonly done: (value: A) => Said<R>
   /** On a failure of the call: an error message, or the answer (the form again with its errors, a failure kept as a page). */
   readonly failed: (error: E) => Said<R>
+} | {
+  readonly to: (value: A) => string
+  readonly done: (value: A) => Said<R>
+  readonly failed: (error: E) => Effect.Effect<Response, PageError, R>
 }
 
 /** What a confirmation page asks (paths without the prefix). */
@@ -62,8 +69,12 @@ export const actionsOf = (web: {
   /** Runs a form's service call and answers with its outcome (see the top of this file). */
   const perform = <A, E, R, R2 = never>(viewer: Viewer, call: Effect.Effect<A, E, R>, outcome: Outcome<A, E, R2>) =>
     Effect.matchEffect(call, {
-      onFailure: (error) => say(viewer, "error", outcome.failed(error), outcome.to),
-      onSuccess: (value) => say(viewer, "success", outcome.done(value), outcome.to)
+      onFailure: (error) => {
+        const said = outcome.failed(error)
+        // a message: `to` is a path (a failure of an outcome whose `to` is a function answers a page)
+        return typeof said === "string" ? flashTo(viewer, "error", said, outcome.to as string) : said
+      },
+      onSuccess: (value) => say(viewer, "success", outcome.done(value), typeof outcome.to === "string" ? outcome.to : outcome.to(value))
     })
 
   /** The page a destructive form answers before it acts, when scripts did not ask first. */

@@ -3,9 +3,11 @@
  * `PUT /person/:id`, SMS consent and every custom field included).
  */
 import type { CustomFieldDefinition } from "../../Persons/Domain.js"
-import { type ContactFormValues, customName, FIELD_LABELS, type FieldError, type ProfileField, SMS_CONSENT_LABELS } from "../ContactForm.js"
-import { ErrorSummary, Field, type FieldProps, type FlashView, Layout, type Member, PageHeader, PostForm, Select, type Site, TextArea } from "../Html.js"
-import { Group, Swatch } from "./ContactsFields.js"
+import { type ContactFormValues, customName, FIELD_LABELS, type FieldError, type ProfileField, SMS_CONSENT_LABELS } from "./FormValues.js"
+import { type FlashView, Layout, type Member, PostForm, type Site } from "../Kit/Layout.js"
+import { PageHeader } from "../Kit/Components.js"
+import { ErrorSummary, Field, type FieldProps, Select, TextArea } from "../Kit/Fields.js"
+import { Group, Swatch } from "./FieldsPage.js"
 
 export type ContactFormMode =
   | { readonly kind: "create" }

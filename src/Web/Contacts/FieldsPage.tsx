@@ -7,7 +7,9 @@
 import type { ComponentChildren } from "preact"
 import type { CustomFieldDefinition, FieldOption } from "../../Persons/Domain.js"
 import { count } from "../Kit/Format.js"
-import { Card, EmptyState, ErrorSummary, Field, type FlashView, Layout, type Member, PageHeader, PostForm, Select, type Site, TextArea } from "../Html.js"
+import { type FlashView, Layout, type Member, PostForm, type Site } from "../Kit/Layout.js"
+import { Card, EmptyState, PageHeader } from "../Kit/Components.js"
+import { ErrorSummary, Field, Select, TextArea } from "../Kit/Fields.js"
 
 export type ContactsTab = "contacts" | "fields"
 
