@@ -7,7 +7,7 @@
  * fields; payment fields show from Team Member up.
  */
 import * as Layer from "effect/Layer"
-import { ImportDrafts } from "../ImportDrafts.js"
+import { ImportDrafts } from "../Imports/ImportDrafts.js"
 import { ContactRoutesLive } from "./ContactRoutes.js"
 import { FieldsRoutesLive } from "./FieldsRoutes.js"
 import { FormRoutesLive } from "./FormRoutes.js"

@@ -5,7 +5,7 @@
  */
 import * as Layer from "effect/Layer"
 import { Tickets } from "../../Guests/Tickets.js"
-import { ImportDrafts } from "../ImportDrafts.js"
+import { ImportDrafts } from "../Imports/ImportDrafts.js"
 import { AddRoutesLive } from "./AddRoutes.js"
 import { DoorRoutesLive } from "./DoorRoutes.js"
 import { GuestRoutesLive } from "./GuestRoutes.js"

@@ -1,6 +1,6 @@
 /**
  * Uploaded CSV files waiting for the organizer's confirmation (`import_drafts`, migration 0014):
- * the import flow (ImportFlow.ts) keeps the file here between its preview and the real import,
+ * the import flow (Flow.ts) keeps the file here between its preview and the real import,
  * because a browser without scripts cannot send it again. This service owns the table.
  *
  * A draft belongs to one member (user) of one organization and one kind of import; it is found
@@ -17,9 +17,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { Ids } from "../Domain/Ids.js"
-import type { OrganizationRowId } from "../Domain/RowIds.js"
-import { deleteInBatches, repeatedly, retentionPause } from "../Runtime/Background.js"
+import { Ids } from "../../Domain/Ids.js"
+import type { OrganizationRowId } from "../../Domain/RowIds.js"
+import { deleteInBatches, repeatedly, retentionPause } from "../../Runtime/Background.js"
 
 export const DRAFT_LIFETIME = Duration.hours(1)
 /** Drafts deleted by one statement of the retention (each may hold a file of up to 10 MiB). */

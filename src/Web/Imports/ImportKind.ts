@@ -1,13 +1,13 @@
 /**
- * What a feature's CSV import is to the dashboard's import flow (ImportFlow.ts): its columns, how
+ * What a feature's CSV import is to the dashboard's import flow (Flow.ts): its columns, how
  * the file's headers map to them, its dry run and real import, and what the preview shows. The
- * flow and its pages (Pages/ImportFlow.tsx) both read these.
+ * flow and its pages (UploadPage.tsx, PreviewPage.tsx) both read these.
  */
 import type * as Effect from "effect/Effect"
-import type { HeaderSpec, Slot } from "../Csv/CsvImport.js"
-import type { RowError } from "../Csv/ImportReport.js"
-import type { Conflict, InvalidRequest } from "../Domain/Errors.js"
-import type { Section } from "./Html.js"
+import type { HeaderSpec, Slot } from "../../Csv/CsvImport.js"
+import type { RowError } from "../../Csv/ImportReport.js"
+import type { Conflict, InvalidRequest } from "../../Domain/Errors.js"
+import type { Section } from "../Kit/Layout.js"
 
 /** Rows the preview shows as they will be read. */
 export const SAMPLE_ROWS = 10

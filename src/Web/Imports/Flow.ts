@@ -7,7 +7,7 @@
  * the CSV text, each as its API endpoint runs them) and registers the routes with `importRoutes`.
  *
  * 1. `GET <path>`: the upload form (a `.csv` file, multipart) and the columns the file may have.
- * 2. `POST <path>`: the file is read (Upload.ts: 10 MiB and a bit, UTF-8 checked as the API checks
+ * 2. `POST <path>`: the file is read (Kit/Upload.ts: 10 MiB and a bit, UTF-8 checked as the API checks
  *    it), its header row checked (a file the import would refuse whole is refused here, with
  *    nothing kept), then kept server-side as a draft (ImportDrafts.ts) and the browser sent on:
  *    without scripts, a browser cannot send the file again with the confirmation.
@@ -20,105 +20,27 @@
  *    preview), nothing is written and the preview shows them.
  *    `POST <path>/<draft>/discard` drops the draft.
  */
-import * as HttpRouter from "@effect/platform/HttpRouter"
+import type * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { parse } from "csv-parse/sync"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import { sameSecret } from "../Domain/Secrets.js"
-import { decodeCsvBytes } from "../Csv/CsvBody.js"
-import { detectDelimiter, type HeaderSpec, matchHeader, type Slot } from "../Csv/CsvImport.js"
-import { restore } from "../Csv/Formula.js"
-import type { Role } from "../Domain/Role.js"
-import { InvalidRequest } from "../Domain/Errors.js"
-import { fromOwnPages } from "../Http/SameOrigin.js"
-import { PublicOrigin } from "../Runtime/PublicOrigin.js"
+import { decodeCsvBytes } from "../../Csv/CsvBody.js"
+import { type ImportsBusy, ImportSlots } from "../../Csv/ImportSlots.js"
+import { InvalidRequest } from "../../Domain/Errors.js"
+import type { Role } from "../../Domain/Role.js"
+import { sameSecret } from "../../Domain/Secrets.js"
+import { fromOwnPages } from "../../Http/SameOrigin.js"
+import { PublicOrigin } from "../../Runtime/PublicOrigin.js"
+import { pathParams } from "../Kit/Form.js"
+import { readUpload, type UploadedFile, type UploadProblem } from "../Kit/Upload.js"
+import type { PageError, Viewer } from "../Kit/Viewer.js"
+import { Web } from "../Kit/Web.js"
 import { ImportDrafts } from "./ImportDrafts.js"
-import {
-  type ColumnMapping,
-  FILE_FIELD,
-  type ImportKind,
-  type ImportResult,
-  type Sample,
-  SAMPLE_ROWS,
-  type SampleRow
-} from "./ImportKind.js"
-import { ImportPreviewPage, ImportUploadPage, type PreviewState } from "./Pages/ImportFlow.js"
-import { type ImportsBusy, ImportSlots } from "../Csv/ImportSlots.js"
-import { readUpload, type UploadedFile, type UploadProblem } from "./Kit/Upload.js"
-import { type PageError, type Viewer, Web } from "./Web.js"
-
-/** Blank records allowed among the first rows before the sample stops looking. */
-const BLANK_ALLOWANCE = 50
-
-const isBlank = (record: ReadonlyArray<string>) => record.every((cell) => cell.trim() === "")
-
-/**
- * The header mapping and the first `size` rows of a CSV text, read as the import reads them
- * (the same separator detection, header matching and cell clean-up: Csv/CsvImport.ts), from the
- * start of the file only. A header row the import would refuse answers that refusal; a file whose
- * first rows cannot be parsed answers no rows (the dry run says why).
- */
-export const sampleOf = <K extends string, X>(
-  text: string,
-  spec: HeaderSpec<K, X>,
-  fills: (slot: Slot<K, X>) => string,
-  size = SAMPLE_ROWS
-): Either.Either<Sample, InvalidRequest> => {
-  const body = text.startsWith("\ufeff") ? text.slice(1) : text
-  if (body.trim() === "") return Either.left(new InvalidRequest({ message: "The file is empty: it needs a header row and a row per record" }))
-  const { delimiter, start } = detectDelimiter(body)
-  let records: Array<Array<string>>
-  try {
-    records = parse(body.slice(start), {
-      delimiter,
-      quote: "\"",
-      escape: "\"",
-      ltrim: true,
-      relax_quotes: true,
-      relax_column_count: true,
-      skip_empty_lines: false,
-      to: size + 1 + BLANK_ALLOWANCE
-    })
-  } catch {
-    records = []
-  }
-  const headerAt = records.findIndex((record) => !isBlank(record))
-  if (headerAt === -1) {
-    return records.length === 0 && body.trim() !== ""
-      ? Either.right({ columns: [], read: [], rows: [] })
-      : Either.left(new InvalidRequest({ message: "The file is empty: it needs a header row and a row per record" }))
-  }
-  const headers = records[headerAt]!.map((cell) => cell.trim())
-  const matched = matchHeader(headers, spec)
-  if (matched instanceof InvalidRequest) return Either.left(matched)
-  const slotAt = new Map(matched.slots.map((slot) => [slot.index, slot]))
-  const unknown = new Set(matched.unknown)
-  const blank = new Set(matched.blank)
-  const columns = headers.map((header, index): ColumnMapping => {
-    const slot = slotAt.get(index)
-    if (slot !== undefined) return { index, header, status: "read", fills: fills(slot) }
-    return { index, header, status: blank.has(index) ? "blank" : unknown.has(index) ? "unknown" : "skipped" }
-  })
-  const rows: Array<SampleRow> = []
-  let row = 0
-  for (const record of records.slice(headerAt + 1)) {
-    row++
-    if (isBlank(record)) continue
-    if (rows.length === size) break
-    rows.push({
-      row,
-      cells: matched.slots.map((slot) => {
-        const cell = record[slot.index] ?? ""
-        return cell.includes("\u0000") ? "" : restore(cell).trim()
-      })
-    })
-  }
-  return Either.right({ columns, read: columns.filter((c) => c.status === "read"), rows })
-}
-
-// --- the routes ----------------------------------------------------------------------------------
+import { FILE_FIELD, type ImportKind, type ImportResult } from "./ImportKind.js"
+import { ImportPreviewPage, type PreviewState } from "./PreviewPage.js"
+import { sampleOf } from "./Sample.js"
+import { ImportUploadPage } from "./UploadPage.js"
 
 type Router = HttpRouter.HttpRouter.Service<unknown, HttpRouter.HttpRouter.DefaultServices>
 
@@ -198,7 +120,7 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
         404
       )
 
-    const draftId = Effect.map(HttpRouter.params, (params) => params["draft"] ?? "")
+    const draftId = Effect.map(pathParams("draft"), ({ draft }) => draft)
 
     yield* router.get(
       options.route,
@@ -297,8 +219,7 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
           }
           yield* drafts.remove(owner, draft.id)
           const done = kind.done(result, draft.filename)
-          yield* web.flash(viewer, "success", done.message)
-          return web.redirect(done.redirect)
+          return yield* web.flashTo(viewer, "success", done.message, done.redirect)
         }))
     )
 
@@ -308,8 +229,7 @@ export const importRoutes = (router: Router, options: ImportRoutesOptions) =>
         Effect.gen(function*() {
           const kind = yield* options.kindOf(viewer)
           yield* drafts.remove(ownerOf(viewer, kind), yield* draftId)
-          yield* web.flash(viewer, "success", "Import cancelled: the uploaded file was discarded, and nothing was imported.")
-          return web.redirect(kind.path)
+          return yield* web.flashTo(viewer, "success", "Import cancelled: the uploaded file was discarded, and nothing was imported.", kind.path)
         }))
     )
   })
