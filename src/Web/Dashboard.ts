@@ -8,7 +8,8 @@ import { Assets } from "./Kit/Assets.js"
 import { ContactsRoutesLive } from "./Contacts/Routes.js"
 import { CoreRoutesLive } from "./CoreRoutes.js"
 import { AccountRoutesLive } from "./AccountRoutes.js"
-import { EventsRoutesLive } from "./EventsRoutes.js"
+import { EventsRoutesLive } from "./Events/Routes.js"
+import { FormRoutesLive as EventFormRoutesLive } from "./Events/FormRoutes.js"
 import { GuestsRoutesLive } from "./Guests/Routes.js"
 import { InvitationsRoutesLive } from "./Invitations/Routes.js"
 import { MembersRoutesLive } from "./MembersRoutes.js"
@@ -22,6 +23,7 @@ export const WebLive = Web.Default.pipe(Layer.provideMerge(Layer.mergeAll(Sessio
 export const DashboardLive = Layer.mergeAll(
   CoreRoutesLive,
   EventsRoutesLive,
+  EventFormRoutesLive,
   GuestsRoutesLive,
   InvitationsRoutesLive,
   ContactsRoutesLive,

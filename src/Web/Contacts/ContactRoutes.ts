@@ -11,6 +11,7 @@ import { CustomFields } from "../../Persons/CustomFields.js"
 import type { PersonDetail } from "../../Persons/Domain.js"
 import { Persons } from "../../Persons/Persons.js"
 import { guestHistory } from "../Guests/History.js"
+import { refusedBy } from "../Kit/Action.js"
 import { confirmed, pathParams } from "../Kit/Form.js"
 import { dateTimeIn } from "../Kit/Format.js"
 import type { Viewer } from "../Kit/Viewer.js"
@@ -129,14 +130,14 @@ export const ContactRoutesLive = HttpApiBuilder.Router.use((router) =>
           return yield* web.perform(viewer, persons.unarchive(viewer.caller, person.personId), {
             to: back,
             done: () => `${name} is back in the contact list.`,
-            // another active contact has the email now; gone meanwhile: the 404 page
-            failed: (error) =>
-              error._tag === "NotFound" ? Effect.fail(error) : Effect.flatMap(holderOf(viewer.caller, person.email), (holder) =>
+            // another active contact has the email now
+            failed: refusedBy(() =>
+              Effect.flatMap(holderOf(viewer.caller, person.email), (holder) =>
                 contactPage(viewer, person, 409, {
                   kind: "error",
                   message: `${name} cannot be unarchived: ${holder === undefined ? "another active contact" : holder.name} has the email ${person.email} now, ` +
                     "and each active contact needs an email of their own. Change the email of one of them first."
-                }))
+                })))
           })
         }))
     )

@@ -10,6 +10,7 @@ import type { Conflict, InvalidRequest } from "../../Domain/Errors.js"
 import { CustomFields } from "../../Persons/CustomFields.js"
 import type { CustomFieldDefinition, PersonDetail, SmsConsentValue } from "../../Persons/Domain.js"
 import { Persons } from "../../Persons/Persons.js"
+import { refusedBy } from "../Kit/Action.js"
 import { pathParams } from "../Kit/Form.js"
 import type { Viewer } from "../Kit/Viewer.js"
 import { Web } from "../Kit/Web.js"
@@ -130,8 +131,7 @@ export const FormRoutesLive = HttpApiBuilder.Router.use((router) =>
           return yield* web.perform(viewer, Effect.flatMap(update.input, (input) => persons.update(viewer.caller, person.personId, input)), {
             to: back,
             done: () => `Saved ${values.firstName} ${values.lastName}: ${update.changes.join(", ")}.`,
-            // gone meanwhile: the 404 page
-            failed: (error) => (error._tag === "NotFound" ? Effect.fail(error) : refused(viewer, editMode(person, original), values, definitions, update.paths)(error))
+            failed: refusedBy(refused(viewer, editMode(person, original), values, definitions, update.paths))
           })
         }))
     )

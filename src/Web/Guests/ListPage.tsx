@@ -9,14 +9,8 @@ import { Field } from "../Kit/Fields.js"
 import { count } from "../Kit/Format.js"
 import { type FlashView, Layout, type Member, PostForm, type Site } from "../Kit/Layout.js"
 import { GuestResults } from "./ListResults.js"
-import { ATTENDANCE_CHOICES, listQuery, type ListState, RSVP_STATUSES, type RsvpChoice } from "./State.js"
+import { ATTENDANCE_CHOICES, type GuestCounts, listQuery, type ListState, RSVP_STATUSES, type RsvpChoice } from "./State.js"
 import { ATTENDANCE_LABELS } from "./Statuses.js"
-
-export interface GuestCounts {
-  readonly byStatus: Readonly<Record<RsvpChoice, number>>
-  readonly attended: number
-  readonly total: number
-}
 
 const Stat = (props: { href: string; value: number; label: string }) => (
   <a class="stat" href={props.href}>

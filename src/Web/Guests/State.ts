@@ -20,6 +20,13 @@ export const Attendance = Schema.Literal(...ATTENDANCE_CHOICES)
 /** The longest search read. */
 const MAX_QUERY = 200
 
+/** The guest list at a glance (`GuestLists.counts`). */
+export interface GuestCounts {
+  readonly byStatus: Readonly<Record<RsvpChoice, number>>
+  readonly attended: number
+  readonly total: number
+}
+
 /** Where the member is in the list: kept in every link and in the redirect after every write. */
 export const ListState = Schema.Struct({
   status: orNone(RsvpStatus),

@@ -14,6 +14,7 @@
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import type { VNode } from "preact"
+import type { Conflict, InvalidRequest, NotFound } from "../../Domain/Errors.js"
 import { ConfirmPage } from "./Confirm.js"
 import type { FlashView, Section, Site } from "./Layout.js"
 import type { PageError, Viewer } from "./Viewer.js"
@@ -39,6 +40,14 @@ export type Outcome<A, E, R> = {
   readonly done: (value: A) => Said<R>
   readonly failed: (error: E) => Effect.Effect<Response, PageError, R>
 }
+
+/**
+ * A form's failure as its answer: its refusals (invalid input, a conflict) by `refuse`, the form
+ * again with its errors; what was not found meanwhile, the 404 page, as on any page.
+ */
+export const refusedBy = <R>(refuse: (error: InvalidRequest | Conflict) => Effect.Effect<Response, PageError, R>) =>
+(error: InvalidRequest | Conflict | NotFound): Effect.Effect<Response, PageError, R> =>
+  error._tag === "NotFound" ? Effect.fail(error) : refuse(error)
 
 /** What a confirmation page asks (paths without the prefix). */
 export interface Confirmation {

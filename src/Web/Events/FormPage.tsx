@@ -1,7 +1,10 @@
 /** The event form, for a new event and for editing one: every field of `POST` / `PATCH /event`. */
 import type { ComponentChildren } from "preact"
-import { BLANK_ROWS, type EventFormValues, FIELD_LABELS, type FieldError, MAX_ROWS } from "../EventForm.js"
-import { Checkbox, ErrorSummary, Field, type FlashView, Layout, type Member, PageHeader, PostForm, Select, type Site, TextArea } from "../Html.js"
+import { BLANK_ROWS, type EventFormValues, type FieldError, MAX_ROWS } from "./FormValues.js"
+import { FIELD_LABELS } from "./FormErrors.js"
+import { type FlashView, Layout, type Member, PostForm, type Site } from "../Kit/Layout.js"
+import { PageHeader } from "../Kit/Components.js"
+import { Checkbox, ErrorSummary, Field, Select, TextArea } from "../Kit/Fields.js"
 
 export interface HostOption {
   readonly userId: string
