@@ -1,5 +1,6 @@
 /** The parts pages are made of: the page's header, cards, empty states, badges, pages of a list, copyable values. */
 import type { ComponentChildren } from "preact"
+import { recordTime } from "./Format.js"
 
 /** The page's one `h1`, with its primary actions beside it. */
 export const PageHeader = (props: { title: string; lead?: ComponentChildren; actions?: ComponentChildren; back?: { href: string; label: string } }) => (
@@ -56,3 +57,6 @@ export const CopyField = (props: { id: string; label: string; value: string }) =
     </div>
   </div>
 )
+
+/** A record's time (created, last used), written in UTC; the page's script shows it in the reader's zone. */
+export const RecordTime = ({ iso }: { iso: string }) => <time datetime={iso} data-local="">{recordTime(iso)}</time>

@@ -1,42 +1,31 @@
 /**
- * Account (docs/integrators.md#the-dashboard): the signed-in user's name, email and organizations; changing one's own
- * password, which checks the current one under the sign-in lockout and then ends every sign-in of
- * the user (all their dashboard sessions, this one included, and their login access tokens);
- * signing out.
- *
- * These pages are about the user, not an organization, so a user who belongs to no organization
- * (removed from their last one, or not yet joined) uses them too: `userPages` lets such a user
- * through where `web.page` would stop at "No organization", with the same session, rate limit,
- * Origin and CSRF checks. The invitation page (MembersRoutes) uses it as well.
+ * Account (docs/integrators.md#the-dashboard): the signed-in user's name, email and organizations;
+ * changing one's own password, which checks the current one under the sign-in lockout and then
+ * ends every sign-in of the user (all their dashboard sessions, this one included, and their login
+ * access tokens); signing out. These pages are about the user, not an organization, so a user who
+ * belongs to no organization (removed from their last one, or not yet joined) uses them too
+ * (UserPages.ts).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { Sessions, type WebSession } from "../Auth/Sessions.js"
-import { Passwords } from "../Auth/Passwords.js"
-import type { FlashView } from "./Html.js"
-import { AccountPage, type PasswordError, type UserFrame } from "./Pages/Account.js"
-import { type SignedInUser, Web } from "./Web.js"
+import * as Schema from "effect/Schema"
+import { Passwords } from "../../Auth/Passwords.js"
+import { Sessions, type WebSession } from "../../Auth/Sessions.js"
+import { asTyped, fieldsOf } from "../Kit/Form.js"
+import { Web } from "../Kit/Web.js"
+import { AccountPage, type PasswordError } from "./AccountPage.js"
+import { userPages, type UserView } from "./UserPages.js"
 
-/** The signed-in user, with their membership in the organization they work in if they have one. */
-export type UserView = SignedInUser
-
-/**
- * Pages and forms of the signed-in user, whether or not they belong to an organization (the
- * framework's `userPage`/`userAction`), and what they render with.
- */
-export const userPages = Effect.map(Web, (web) => ({
-  page: web.userPage,
-  action: web.userAction,
-  frame: (user: UserView, flash: FlashView | null = user.flash): UserFrame => ({
-    site: web.site,
-    member: user.viewer?.member,
-    email: user.session.email,
-    csrf: user.session.csrf,
-    flash
-  })
+/** The password form: passwords as typed, spaces at either end are part of them. */
+const readPasswords = fieldsOf(Schema.Struct({
+  currentPassword: asTyped(Schema.String),
+  newPassword: asTyped(Schema.String),
+  confirmPassword: asTyped(Schema.String)
 }))
+/** The sign-out form: where signing in again leads. */
+const readNext = fieldsOf(Schema.Struct({ next: Schema.String }))
 
 /** The one place a sign-out may send the user back to after signing in again. */
 const INVITATION_PATH = /^\/app\/invitations\/[A-Za-z0-9_-]{1,200}$/
@@ -55,7 +44,7 @@ const passwordErrors = (current: string, next: string, confirmation: string): Re
   return errors
 }
 
-export const AccountRoutesLive = HttpApiBuilder.Router.use((router) =>
+export const AccountPageRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const web = yield* Web
     const passwords = yield* Passwords
@@ -84,10 +73,8 @@ export const AccountRoutesLive = HttpApiBuilder.Router.use((router) =>
       "/app/account/password",
       user.action((view, form) =>
         Effect.gen(function*() {
-          // passwords as typed: spaces at either end are part of them
-          const current = form.raw("currentPassword")
-          const next = form.raw("newPassword")
-          const errors = passwordErrors(current, next, form.raw("confirmPassword"))
+          const { confirmPassword, currentPassword: current, newPassword: next } = readPasswords(form)
+          const errors = passwordErrors(current, next, confirmPassword)
           if (errors.length > 0) return accountPage(view, errors, 400)
           const changed = yield* passwords.changePassword(view.session.userId, Redacted.make(current), Redacted.make(next), yield* web.clientKey).pipe(
             Effect.catchTag("NotFound", Effect.die),
@@ -120,7 +107,7 @@ export const AccountRoutesLive = HttpApiBuilder.Router.use((router) =>
       user.action((view, form) =>
         Effect.gen(function*() {
           yield* sessions.end(view.session)
-          const next = form.get("next")
+          const { next } = readNext(form)
           const back = INVITATION_PATH.test(next) ? `&next=${encodeURIComponent(next)}` : ""
           return yield* web.withoutSession(web.redirect(`/app/login?signedOut=1${back}`))
         }))

@@ -1,26 +1,25 @@
 /**
- * The dashboard's doors: `/` and `/app` lead in, sign-in and sign-out, the organization switcher,
- * and the static assets. Sign-in shares the lockout of `POST /login` (docs/integrators.md#login-access-tokens) and always
- * starts a new session (a cookie set before sign-in is never promoted: no session fixation).
+ * Signing in and out, and the organization switcher. Sign-in shares the lockout of `POST /login`
+ * (docs/integrators.md#login-access-tokens) and always starts a new session (a cookie set before
+ * sign-in is never promoted: no session fixation).
  */
-import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { Auth } from "../Auth/Auth.js"
-import { sameSecret } from "../Domain/Secrets.js"
-import { Sessions } from "../Auth/Sessions.js"
-import { Ids } from "../Domain/Ids.js"
-import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH } from "../Domain/Fields.js"
-import { NotFound } from "../Domain/Errors.js"
-import { fromOwnPages } from "../Http/SameOrigin.js"
-import { PublicOrigin } from "../Runtime/PublicOrigin.js"
-import { Assets } from "./Kit/Assets.js"
-import { SignInPage } from "./Pages/SignIn.js"
-import { Web } from "./Web.js"
+import * as Schema from "effect/Schema"
+import { Auth } from "../../Auth/Auth.js"
+import { Sessions } from "../../Auth/Sessions.js"
+import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH } from "../../Domain/Fields.js"
+import { Ids } from "../../Domain/Ids.js"
+import { sameSecret } from "../../Domain/Secrets.js"
+import { fromOwnPages } from "../../Http/SameOrigin.js"
+import { PublicOrigin } from "../../Runtime/PublicOrigin.js"
+import { asTyped, fieldsOf } from "../Kit/Form.js"
+import { Web } from "../Kit/Web.js"
+import { SignInPage } from "./SignInPage.js"
 
 /** The double-submit token of the sign-in form, which has no session yet to bind a token to. */
 const SIGN_IN_COOKIE = "convene_signin"
@@ -35,12 +34,16 @@ const safeNext = (next: string | undefined) =>
     ? next.replace(/[^\x21-\x7e]+/g, (run) => [...Buffer.from(run, "utf8")].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join(""))
     : "/app"
 
-export const CoreRoutesLive = HttpApiBuilder.Router.use((router) =>
+/** The sign-in form: the password as typed (spaces count), the form's own token, where to go next. */
+const readSignIn = fieldsOf(Schema.Struct({ email: Schema.String, password: asTyped(Schema.String), next: Schema.String, _csrf: Schema.String }))
+/** The organization switcher's choice. */
+const readOrganization = fieldsOf(Schema.Struct({ slug: Schema.String }))
+
+export const SignInRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const web = yield* Web
     const auth = yield* Auth
     const sessions = yield* Sessions
-    const assets = yield* Assets
     const ids = yield* Ids
     const publicOrigin = yield* PublicOrigin
     const { site } = web
@@ -57,28 +60,6 @@ export const CoreRoutesLive = HttpApiBuilder.Router.use((router) =>
           Effect.orDie
         )
       })
-
-    yield* router.get("/", Effect.succeed(web.redirect("/app")))
-
-    yield* router.get(
-      "/app",
-      Effect.map(web.currentSession, (session) => web.redirect(Option.isSome(session) ? "/app/events" : "/app/login"))
-    )
-
-    yield* router.get(
-      "/app/assets/:name",
-      Effect.gen(function*() {
-        const { name } = yield* HttpRouter.params
-        const asset = name === undefined ? undefined : assets.get(name)
-        if (asset === undefined) {
-          return HttpServerResponse.text("Not found", { status: 404, headers: { "x-content-type-options": "nosniff" } })
-        }
-        return HttpServerResponse.uint8Array(asset.body, {
-          contentType: asset.contentType,
-          headers: { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
-        })
-      })
-    )
 
     yield* router.get(
       "/app/login",
@@ -105,14 +86,12 @@ export const CoreRoutesLive = HttpApiBuilder.Router.use((router) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         // requests without credentials draw from the client address's bucket, as POST /login does
         yield* web.limit(yield* web.clientKey)
-        const form = yield* web.readForm
-        const next = safeNext(form.get("next"))
+        const { _csrf, email, next: asked, password } = readSignIn(yield* web.readForm)
+        const next = safeNext(asked)
         const cookie = request.cookies[SIGN_IN_COOKIE]
-        if (!fromOwnPages(request.headers, publicOrigin.webOrigin) || cookie === undefined || !sameSecret(form.get("_csrf"), cookie)) {
+        if (!fromOwnPages(request.headers, publicOrigin.webOrigin) || cookie === undefined || !sameSecret(_csrf, cookie)) {
           return yield* signInPage({ next, error: "This form expired. Please try again." }, 403)
         }
-        const email = form.get("email")
-        const password = form.raw("password")
         if (email === "" || password === "") {
           return yield* signInPage({ next, email, error: "Please enter your email and password." }, 400)
         }
@@ -152,21 +131,15 @@ export const CoreRoutesLive = HttpApiBuilder.Router.use((router) =>
         }))
     )
 
-    // any other page of the dashboard: signed-in members see a page that says so, others sign in
-    yield* router.get("/app/*", web.page("Viewer", () => Effect.fail(new NotFound({ message: "No such page" }))))
-
     yield* router.post(
       "/app/organization",
       web.action("Viewer", (viewer, form) =>
         Effect.gen(function*() {
-          const chosen = viewer.organizations.find((o) => o.slug === form.get("slug"))
-          if (chosen === undefined) {
-            yield* web.flash(viewer, "error", "You are not a member of that organization.")
-            return web.redirect("/app/events")
-          }
+          const { slug } = readOrganization(form)
+          const chosen = viewer.organizations.find((o) => o.slug === slug)
+          if (chosen === undefined) return yield* web.flashTo(viewer, "error", "You are not a member of that organization.", "/app/events")
           yield* sessions.switchOrganization(viewer.session, chosen.id)
-          yield* web.flash(viewer, "success", `You are now working in ${chosen.name}.`)
-          return web.redirect("/app/events")
+          return yield* web.flashTo(viewer, "success", `You are now working in ${chosen.name}.`, "/app/events")
         }))
     )
   })

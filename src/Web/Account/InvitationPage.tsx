@@ -5,9 +5,9 @@
  */
 import type { InvitationOffer } from "../../Organizations/Invitations.js"
 import { recordTime } from "../Kit/Format.js"
-import { PostForm } from "../Html.js"
-import { SignOutForm, type UserFrame, UserLayout } from "./Account.js"
-import { roleSummary } from "./Members.js"
+import { PostForm } from "../Kit/Layout.js"
+import { SignOutForm, type UserFrame, UserLayout } from "./UserFrame.js"
+import { roleSummary } from "../Team/MembersPage.js"
 
 export const InvitationPage = (props: { frame: UserFrame; offer: InvitationOffer; action: string }) => {
   const { frame, offer } = props

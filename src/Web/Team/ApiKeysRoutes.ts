@@ -4,16 +4,26 @@
  * form that made it, never stored or sent again.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Redacted from "effect/Redacted"
-import { ApiTokens } from "../Auth/ApiTokens.js"
-import { NotFound } from "../Domain/Errors.js"
-import { ApiKeysPage } from "./Pages/Team.js"
-import { ConfirmPage } from "./Kit/Confirm.js"
-import { Web } from "./Web.js"
+import * as Schema from "effect/Schema"
+import { ApiTokens } from "../../Auth/ApiTokens.js"
+import { NotFound } from "../../Domain/Errors.js"
+import { confirmed, decodeForm, fieldsOf, pathParams } from "../Kit/Form.js"
+import { Web } from "../Kit/Web.js"
+import { ApiKeysPage } from "./ApiKeysPage.js"
 
-export const TeamRoutesLive = HttpApiBuilder.Router.use((router) =>
+/** A new key's form: its name, 1 to 100 characters. */
+const decodeKey = decodeForm(Schema.Struct({
+  name: Schema.String.pipe(
+    Schema.minLength(1, { message: () => "Give the key a name." }),
+    Schema.maxLength(100, { message: () => "The name must be at most 100 characters." })
+  )
+}))
+const readName = fieldsOf(Schema.Struct({ name: Schema.String }))
+
+export const ApiKeysRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const web = yield* Web
     const apiTokens = yield* ApiTokens
@@ -32,12 +42,13 @@ export const TeamRoutesLive = HttpApiBuilder.Router.use((router) =>
       "/app/team/api-keys",
       web.action("Admin", (viewer, form) =>
         Effect.gen(function*() {
-          const name = form.get("name")
-          if (name === "" || name.length > 100) {
+          const decoded = decodeKey(form)
+          if (Either.isLeft(decoded)) {
             const tokens = yield* apiTokens.apiTokens(viewer.organization.id)
-            const error = name === "" ? "Give the key a name." : "The name must be at most 100 characters."
-            return web.render(ApiKeysPage({ site, member: viewer.member, flash: null, tokens, name, error }), 400)
+            const { name } = readName(form)
+            return web.render(ApiKeysPage({ site, member: viewer.member, flash: null, tokens, name, error: decoded.left[0]!.message }), 400)
           }
+          const { name } = decoded.right
           const created = yield* apiTokens.createApiToken(viewer.organization.id, name)
           const tokens = yield* apiTokens.apiTokens(viewer.organization.id)
           return web.render(ApiKeysPage({
@@ -54,29 +65,23 @@ export const TeamRoutesLive = HttpApiBuilder.Router.use((router) =>
       "/app/team/api-keys/:tokenId/revoke",
       web.action("Admin", (viewer, form) =>
         Effect.gen(function*() {
-          const { tokenId = "" } = yield* HttpRouter.params
+          const { tokenId } = yield* pathParams("tokenId")
           const token = (yield* apiTokens.apiTokens(viewer.organization.id)).find((t) => t.tokenId === tokenId)
           // another organization's key is an unknown key, as in the API
           if (token === undefined) return yield* new NotFound({ message: `API key ${tokenId} not found` })
-          if (token.revokedAt !== null) {
-            yield* web.flash(viewer, "error", `API key “${token.name}” was revoked already.`)
-            return web.redirect("/app/team/api-keys")
-          }
-          if (form.get("confirm") !== "yes") {
-            return web.render(ConfirmPage({
+          if (token.revokedAt !== null) return yield* web.flashTo(viewer, "error", `API key “${token.name}” was revoked already.`, "/app/team/api-keys")
+          if (!confirmed(form)) {
+            return web.confirm(viewer, {
               section: "team",
-              site,
-              member: viewer.member,
               title: `Revoke “${token.name}”?`,
               message: "Software using this key stops working at once. This cannot be undone.",
-              action: site.href(`/app/team/api-keys/${encodeURIComponent(tokenId)}/revoke`),
+              action: `/app/team/api-keys/${encodeURIComponent(tokenId)}/revoke`,
               confirmLabel: "Revoke the key",
-              cancel: site.href("/app/team/api-keys")
-            }))
+              cancel: "/app/team/api-keys"
+            })
           }
           yield* apiTokens.revokeApiToken(viewer.organization.id, tokenId)
-          yield* web.flash(viewer, "success", `API key “${token.name}” revoked. It no longer works.`)
-          return web.redirect("/app/team/api-keys")
+          return yield* web.flashTo(viewer, "success", `API key “${token.name}” revoked. It no longer works.`, "/app/team/api-keys")
         }))
     )
   })

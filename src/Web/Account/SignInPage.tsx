@@ -1,5 +1,6 @@
 /** The sign-in page: email and password, the lockout's message, and where the member goes next. */
-import { Field, PlainLayout, type Site } from "../Html.js"
+import { Field } from "../Kit/Fields.js"
+import { PlainLayout, type Site } from "../Kit/Layout.js"
 
 export const SignInPage = (props: {
   site: Site

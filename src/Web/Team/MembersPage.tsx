@@ -5,9 +5,10 @@
 import type { Role } from "../../Domain/Role.js"
 import { roles } from "../../Domain/Role.js"
 import type { Member as TeamMember } from "../../Organizations/Members.js"
-import { recordTime } from "../Kit/Format.js"
-import { Badge, Card, CopyField, EmptyState, ErrorSummary, Field, type FlashView, type Member, PostForm, Select, type Site } from "../Html.js"
-import { TeamPage } from "./Team.js"
+import { Badge, Card, CopyField, EmptyState, RecordTime } from "../Kit/Components.js"
+import { ErrorSummary, Field, Select } from "../Kit/Fields.js"
+import { type FlashView, type Member, PostForm, type Site } from "../Kit/Layout.js"
+import { TeamPage } from "./Tabs.js"
 
 /** What each role may do, in one line (docs/integrators.md#roles). */
 export const roleSummary: Readonly<Record<Role, string>> = {
@@ -21,8 +22,6 @@ const roleOptions = roles.map((r) => ({ value: r, label: r }))
 
 export const memberName = (m: Pick<TeamMember, "firstName" | "lastName" | "email">) =>
   [m.firstName, m.lastName].filter((s) => s !== null && s !== "").join(" ") || m.email
-
-const When = ({ iso }: { iso: string }) => <time datetime={iso} data-local="">{recordTime(iso)}</time>
 
 export interface AddMemberForm {
   readonly values: { readonly email: string; readonly firstName: string; readonly lastName: string; readonly role: string }
@@ -76,7 +75,7 @@ export const MembersPage = (props: {
             <CopyField id="invite-link" label="Invitation link" value={props.invited.inviteUrl} />
             <p>
               <strong>Copy it now: it is shown only this once.</strong> The link works once and expires on{" "}
-              <When iso={props.invited.expiresAt} />. Lost it? Add them again for a new link; the old one then stops working.
+              <RecordTime iso={props.invited.expiresAt} />. Lost it? Add them again for a new link; the old one then stops working.
             </p>
             <p><a href={site.href("/app/team/members")}>I have sent it</a></p>
           </div>
@@ -213,7 +212,7 @@ export const MembersPage = (props: {
                       <td class="primary email">{i.email}</td>
                       <td data-label="Role">{i.role}</td>
                       <td data-label="Status"><Badge tone="warn">Invited</Badge></td>
-                      <td data-label="Expires">{i.expiresAt ? <When iso={i.expiresAt} /> : null}</td>
+                      <td data-label="Expires">{i.expiresAt ? <RecordTime iso={i.expiresAt} /> : null}</td>
                       {props.canManage && i.invitationId
                         ? (
                           <td class="num">

@@ -1,39 +1,11 @@
-/** Team settings: the tabs every settings page shares, and Linked Services › API Keys. */
-import type { ComponentChildren } from "preact"
+/** Team settings › Linked Services › API Keys: the keys, creating one (shown once), revoking. */
 import type { ApiTokenInfo } from "../../Auth/ApiTokens.js"
-import { recordTime } from "../Kit/Format.js"
-import { Badge, Card, CopyField, EmptyState, ErrorSummary, Field, type FlashView, Layout, type Member, PageHeader, PostForm, type Site } from "../Html.js"
+import { Badge, Card, CopyField, EmptyState, RecordTime } from "../Kit/Components.js"
+import { ErrorSummary, Field } from "../Kit/Fields.js"
+import { type FlashView, type Member, PostForm, type Site } from "../Kit/Layout.js"
+import { TeamPage } from "./Tabs.js"
 
-export type TeamTab = "members" | "api-keys" | "webhooks"
-
-export const TeamTabs = ({ current, member, site }: { site: Site; member: Member; current: TeamTab }) => (
-  <nav class="tabs" aria-label="Team settings">
-    <a href={site.href("/app/team/members")} aria-current={current === "members" ? "page" : undefined}>Members</a>
-    <a href={site.href("/app/team/api-keys")} aria-current={current === "api-keys" ? "page" : undefined}>Linked Services › API Keys</a>
-    {member.role === "Super Admin" || member.role === "Admin"
-      ? <a href={site.href("/app/team/webhooks")} aria-current={current === "webhooks" ? "page" : undefined}>Webhooks</a>
-      : null}
-  </nav>
-)
-
-export const TeamPage = (props: {
-  site: Site
-  member: Member
-  flash: FlashView | null
-  tab: TeamTab
-  title: string
-  lead?: ComponentChildren
-  children: ComponentChildren
-}) => (
-  <Layout site={props.site} member={props.member} title={props.title} section="team" flash={props.flash}>
-    <PageHeader title={props.title} lead={props.lead} />
-    <TeamTabs site={props.site} member={props.member} current={props.tab} />
-    {props.children}
-  </Layout>
-)
-
-const TokenTime = ({ iso }: { iso: string | null }) =>
-  iso === null ? <span class="muted">never</span> : <time datetime={iso} data-local="">{recordTime(iso)}</time>
+const TokenTime = ({ iso }: { iso: string | null }) => (iso === null ? <span class="muted">never</span> : <RecordTime iso={iso} />)
 
 export const ApiKeysPage = (props: {
   site: Site
