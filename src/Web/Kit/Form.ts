@@ -48,8 +48,8 @@ export const formOf = (text: string): Form => {
   }
 }
 
-/** A query's parameters, as sent (the lenient fields below trim what they read). */
-const queryOf = (params: URLSearchParams): Form => ({
+/** A query's (or a public form's) parameters, as sent: nothing trimmed or dropped. */
+export const paramsOf = (params: URLSearchParams): Form => ({
   get: (name) => params.get(name) ?? "",
   raw: (name) => params.get(name) ?? "",
   getAll: (name) => params.getAll(name),
@@ -183,7 +183,7 @@ export const fieldsOf = <A, I>(schema: Schema.Schema<A, I>) => {
 /** The request's query through a struct that cannot refuse (lenient fields only). */
 export const readQuery = <A, I>(schema: Schema.Schema<A, I>) => {
   const read = fieldsOf(schema)
-  return Effect.map(HttpServerRequest.HttpServerRequest, (request) => read(queryOf(new URL(request.url, "http://convene.invalid").searchParams)))
+  return Effect.map(HttpServerRequest.HttpServerRequest, (request) => read(paramsOf(new URL(request.url, "http://convene.invalid").searchParams)))
 }
 
 /** The route's path parameters of `names` ("" when absent). */

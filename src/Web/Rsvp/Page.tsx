@@ -3,14 +3,14 @@
  * guests and organizers): readable on a phone, labelled for screen readers, no script needed.
  * Everything that comes from data is escaped by the renderer.
  */
-import { longDateTimeIn } from "../Domain/DateText.js"
-import { isHttpUrl } from "../Domain/Fields.js"
-import { imagesOf, rsvpQuestionsOf, virtualLocationsOf } from "../Events/EventJson.js"
-import { describeEvent } from "../Events/EventMapping.js"
-import type { EventRow } from "../Events/EventRow.js"
-import type { QrDrawing } from "../Guests/Tickets.js"
-import { PlainLayout, type Site } from "../Web/Kit/Layout.js"
-import type { Invitation } from "./Rsvp.js"
+import { longDateTimeIn } from "../../Domain/DateText.js"
+import { isHttpUrl } from "../../Domain/Fields.js"
+import { imagesOf, rsvpQuestionsOf, virtualLocationsOf } from "../../Events/EventJson.js"
+import { describeEvent } from "../../Events/EventMapping.js"
+import type { EventRow } from "../../Events/EventRow.js"
+import type { QrDrawing } from "../../Guests/Tickets.js"
+import { PlainLayout, type Site } from "../Kit/Layout.js"
+import type { Invitation } from "../../Rsvp/Rsvp.js"
 
 export const DIETARY_OPTIONS = ["Vegetarian", "Vegan", "Gluten-free", "Dairy-free", "Nut allergy", "Halal", "Kosher"] as const
 

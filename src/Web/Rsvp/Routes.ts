@@ -14,45 +14,57 @@ import * as UrlParams from "@effect/platform/UrlParams"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import { Gate } from "../Auth/AccessLive.js"
-import { CALENDAR_CONTENT_TYPE, calendarFileName, eventCalendar } from "../Calendar/Ics.js"
-import { AppConfig } from "../Config/AppConfig.js"
-import { Ids } from "../Domain/Ids.js"
-import { rsvpQuestionsOf } from "../Events/EventJson.js"
-import { currentClient } from "../Http/RequestMeta.js"
-import { doorAddress, formatCode, qrDrawing } from "../Guests/Tickets.js"
-import { fromOwnPages } from "../Http/SameOrigin.js"
-import { PublicOrigin } from "../Runtime/PublicOrigin.js"
-import { Web } from "../Web/Kit/Web.js"
-import { pageHeaders } from "../Web/Kit/Headers.js"
+import * as Schema from "effect/Schema"
+import { Gate } from "../../Auth/AccessLive.js"
+import { CALENDAR_CONTENT_TYPE, calendarFileName, eventCalendar } from "../../Calendar/Ics.js"
+import { AppConfig } from "../../Config/AppConfig.js"
+import { Ids } from "../../Domain/Ids.js"
+import { rsvpQuestionsOf } from "../../Events/EventJson.js"
+import { currentClient } from "../../Http/RequestMeta.js"
+import { doorAddress, formatCode, qrDrawing } from "../../Guests/Tickets.js"
+import { fromOwnPages } from "../../Http/SameOrigin.js"
+import { PublicOrigin } from "../../Runtime/PublicOrigin.js"
+import { Web } from "../Kit/Web.js"
+import { fieldsOf, paramsOf } from "../Kit/Form.js"
+import { pageHeaders } from "../Kit/Headers.js"
 import { DIETARY_OPTIONS, GuestMessagePage, InvitationPage } from "./Page.js"
-import { type Answer, Rsvp } from "./Rsvp.js"
+import { type Answer, Rsvp } from "../../Rsvp/Rsvp.js"
 
 const CSRF_COOKIE = "convene_rsvp_csrf"
 
+/** The answer form as the guest's browser sends it (nothing trimmed). */
+const AnswerForm = Schema.Struct({
+  rsvpStatus: Schema.String,
+  dietary: Schema.Array(Schema.String),
+  dietaryOther: Schema.String,
+  note: Schema.String,
+  smsConsentShown: Schema.String,
+  smsConsent: Schema.String
+})
 
-const form = (params: UrlParams.UrlParams) => (key: string) => Option.getOrElse(UrlParams.getFirst(params, key), () => "")
+/** The answers to the event's questions, `answer<i>`. */
+const AnswersForm = (questions: number) =>
+  Schema.Struct(Object.fromEntries(Array.from({ length: questions }, (_, i) => [`answer${i}`, Schema.String])) as Record<string, typeof Schema.String>)
+
+const isStatus = Schema.is(Schema.Literal("Accepted", "Declined", "Maybe"))
 
 /** The answer in a submitted form, or what is wrong with it. */
 export const parseAnswer = (params: UrlParams.UrlParams, questions: number): Answer | string => {
-  const get = form(params)
-  const status = get("rsvpStatus")
-  if (status !== "Accepted" && status !== "Declined" && status !== "Maybe") return "Please choose whether you will attend."
-  const answers = Array.from({ length: questions }, (_, i) => get(`answer${i}`).slice(0, 1000))
-  const other = get("dietaryOther").split(",").map((s) => s.trim()).filter((s) => s !== "")
-  const dietary = [
-    ...UrlParams.getAll(params, "dietary").filter((d) => (DIETARY_OPTIONS as ReadonlyArray<string>).includes(d)),
-    ...other
-  ]
+  const sent = paramsOf(new URLSearchParams(params as Array<[string, string]>))
+  const form = fieldsOf(AnswerForm)(sent)
+  const given = fieldsOf(AnswersForm(questions))(sent)
+  if (!isStatus(form.rsvpStatus)) return "Please choose whether you will attend."
+  const answers = Array.from({ length: questions }, (_, i) => given[`answer${i}`]!.slice(0, 1000))
+  const other = form.dietaryOther.split(",").map((s) => s.trim()).filter((s) => s !== "")
+  const dietary = [...form.dietary.filter((d) => (DIETARY_OPTIONS as ReadonlyArray<string>).includes(d)), ...other]
   if (other.some((d) => d.length > 100) || dietary.length > 20) return "Please keep dietary restrictions short."
-  const note = get("note")
-  if (note.length > 2000) return "Please keep the note under 2,000 characters."
+  if (form.note.length > 2000) return "Please keep the note under 2,000 characters."
   return {
-    rsvpStatus: status,
+    rsvpStatus: form.rsvpStatus,
     answers,
     dietaryRestrictions: [...new Set(dietary)],
-    note,
-    smsConsent: get("smsConsentShown") === "1" ? get("smsConsent") === "yes" : undefined
+    note: form.note,
+    smsConsent: form.smsConsentShown === "1" ? form.smsConsent === "yes" : undefined
   }
 }
 
