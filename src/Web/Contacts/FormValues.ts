@@ -140,21 +140,7 @@ export const valuesOf = (
 ): ContactFormValues => {
   const stored = new Map(person.customFieldsDetailed.map((f) => [f.fieldId, f.value]))
   return {
-    firstName: person.firstName,
-    lastName: person.lastName,
-    email: person.email,
-    phone: person.phone ?? "",
-    company: person.company ?? "",
-    position: person.position ?? "",
-    birthday: person.birthday ?? "",
-    address: person.address ?? "",
-    apartment: person.apartment ?? "",
-    city: person.city ?? "",
-    state: person.state ?? "",
-    country: person.country ?? "",
-    postalCode: person.postalCode ?? "",
-    contextNote: person.contextNote ?? "",
-    profilePicture: person.profilePicture ?? "",
+    ...Object.fromEntries(PROFILE_FIELDS.map((f) => [f, person[f] ?? ""])) as Record<ProfileField, string>,
     smsConsent,
     custom: Object.fromEntries(definitions.map((d) => {
       const value = stored.get(d.fieldId)

@@ -10,7 +10,7 @@ import { CustomFields, type FieldDef } from "../../Persons/CustomFields.js"
 import { Persons } from "../../Persons/Persons.js"
 import { importSpec, type PersonColumn, personColumns } from "../../Persons/PersonsCsv.js"
 import { importRoutes } from "../Imports/Flow.js"
-import type { ImportKind, ImportResult } from "../Imports/ImportKind.js"
+import { type ImportKind, type ImportResult, resultOf } from "../Imports/ImportKind.js"
 import { count, plural } from "../Kit/Format.js"
 import type { Viewer } from "../Kit/Viewer.js"
 import { FIELD_TYPE_LABELS } from "./FieldsPage.js"
@@ -48,17 +48,12 @@ const COLUMN_NOTES: Partial<Record<PersonColumn, string>> = {
   contextNote: "A note for your team"
 }
 
-const importResult = (report: ImportReport): ImportResult => ({
-  rows: report.rows,
-  counts: [
+const importResult = (report: ImportReport): ImportResult =>
+  resultOf(report, [
     { label: "new", value: report.created },
     { label: "updated", value: report.updated },
     { label: "unchanged", value: report.unchanged }
-  ],
-  errors: report.errors,
-  errorsOmitted: report.errorsOmitted,
-  unknownColumns: report.unknownColumns
-})
+  ])
 
 export const ImportRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {

@@ -26,6 +26,14 @@ const Group = (props: { legend: string; hint?: string; id?: string; children: Co
   </fieldset>
 )
 
+/** One row of a repeated group (`virtualLocations.0.url`...), numbered, its fields side by side. */
+const Row = (props: { legend: string; layout: "two" | "four" | "image"; children: ComponentChildren }) => (
+  <fieldset class="row-group">
+    <legend>{props.legend}</legend>
+    <div class={`row-fields ${props.layout}`}>{props.children}</div>
+  </fieldset>
+)
+
 export const EventFormPage = (props: {
   site: Site
   member: Member
@@ -110,15 +118,12 @@ export const EventFormPage = (props: {
 
           <Group legend="Online" hint="Where guests join online. Empty rows are skipped; save to get more rows.">
             {withBlanks(values.virtualLocations, { url: "", password: "", phoneNumber: "", sourceType: "" }, MAX_ROWS.virtualLocations).map((row, i) => (
-              <fieldset class="row-group">
-                <legend>Online location {i + 1}</legend>
-                <div class="row-fields four">
-                  <Field name={`virtualLocations.${i}.url`} label="Link" type="url" placeholder="https://" value={row.url} error={errorOf(`virtualLocations.${i}.url`)} />
-                  <Field name={`virtualLocations.${i}.sourceType`} label="Platform" placeholder="zoom, meet, teams…" value={row.sourceType} error={errorOf(`virtualLocations.${i}.sourceType`)} />
-                  <Field name={`virtualLocations.${i}.password`} label="Password" value={row.password} error={errorOf(`virtualLocations.${i}.password`)} />
-                  <Field name={`virtualLocations.${i}.phoneNumber`} label="Dial-in number" type="tel" value={row.phoneNumber} error={errorOf(`virtualLocations.${i}.phoneNumber`)} />
-                </div>
-              </fieldset>
+              <Row legend={`Online location ${i + 1}`} layout="four">
+                <Field name={`virtualLocations.${i}.url`} label="Link" type="url" placeholder="https://" value={row.url} error={errorOf(`virtualLocations.${i}.url`)} />
+                <Field name={`virtualLocations.${i}.sourceType`} label="Platform" placeholder="zoom, meet, teams…" value={row.sourceType} error={errorOf(`virtualLocations.${i}.sourceType`)} />
+                <Field name={`virtualLocations.${i}.password`} label="Password" value={row.password} error={errorOf(`virtualLocations.${i}.password`)} />
+                <Field name={`virtualLocations.${i}.phoneNumber`} label="Dial-in number" type="tel" value={row.phoneNumber} error={errorOf(`virtualLocations.${i}.phoneNumber`)} />
+              </Row>
             ))}
           </Group>
 
@@ -146,13 +151,10 @@ export const EventFormPage = (props: {
             <h3 class="group-title">Questions for guests</h3>
             <p class="hint">Guests answer these when they reply. Empty rows are skipped; save to get more rows.</p>
             {withBlanks(values.rsvpQuestions, { title: "", description: "" }, MAX_ROWS.rsvpQuestions).map((row, i) => (
-              <fieldset class="row-group">
-                <legend>Question {i + 1}</legend>
-                <div class="row-fields two">
-                  <Field name={`rsvpQuestions.${i}.title`} label="Question" maxLength={300} value={row.title} error={errorOf(`rsvpQuestions.${i}.title`)} />
-                  <Field name={`rsvpQuestions.${i}.description`} label="Help text" maxLength={2000} value={row.description} error={errorOf(`rsvpQuestions.${i}.description`)} />
-                </div>
-              </fieldset>
+              <Row legend={`Question ${i + 1}`} layout="two">
+                <Field name={`rsvpQuestions.${i}.title`} label="Question" maxLength={300} value={row.title} error={errorOf(`rsvpQuestions.${i}.title`)} />
+                <Field name={`rsvpQuestions.${i}.description`} label="Help text" maxLength={2000} value={row.description} error={errorOf(`rsvpQuestions.${i}.description`)} />
+              </Row>
             ))}
           </Group>
 
@@ -169,13 +171,10 @@ export const EventFormPage = (props: {
             {text("featuredImage", { type: "url", placeholder: "https://", hint: "The address of an image, such as https://example.org/poster.jpg." })}
             <h3 class="group-title">More images</h3>
             {withBlanks(values.images, { type: "", url: "" }, MAX_ROWS.images).map((row, i) => (
-              <fieldset class="row-group">
-                <legend>Image {i + 1}</legend>
-                <div class="row-fields image">
-                  <Field name={`images.${i}.type`} label="Type" placeholder="headerImg, logo…" maxLength={50} value={row.type} error={errorOf(`images.${i}.type`)} />
-                  <Field name={`images.${i}.url`} label="URL" type="url" placeholder="https://" value={row.url} error={errorOf(`images.${i}.url`)} />
-                </div>
-              </fieldset>
+              <Row legend={`Image ${i + 1}`} layout="image">
+                <Field name={`images.${i}.type`} label="Type" placeholder="headerImg, logo…" maxLength={50} value={row.type} error={errorOf(`images.${i}.type`)} />
+                <Field name={`images.${i}.url`} label="URL" type="url" placeholder="https://" value={row.url} error={errorOf(`images.${i}.url`)} />
+              </Row>
             ))}
           </Group>
 

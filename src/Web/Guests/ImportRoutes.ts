@@ -12,7 +12,8 @@ import { GuestLists } from "../../Guests/GuestLists.js"
 import type { GuestImportReport } from "../../Guests/GuestsCsv.js"
 import { type EventColumns, eventColumnsOf, type GuestColumn, guestColumns, type GuestKey, importSpec } from "../../Guests/GuestsCsvColumns.js"
 import { importRoutes } from "../Imports/Flow.js"
-import type { ImportKind, ImportResult } from "../Imports/ImportKind.js"
+import { FIELD_LABELS } from "../Contacts/FormValues.js"
+import { type ImportKind, type ImportResult, resultOf } from "../Imports/ImportKind.js"
 import { pathParams } from "../Kit/Form.js"
 import { count, plural } from "../Kit/Format.js"
 import type { Viewer } from "../Kit/Viewer.js"
@@ -21,12 +22,12 @@ import { Web } from "../Kit/Web.js"
 /** What each column of a guest-list file fills, in words (the import's preview). */
 const COLUMN_LABELS: Readonly<Record<GuestColumn, string>> = {
   personId: "Contact ID",
-  firstName: "First name",
-  lastName: "Last name",
-  email: "Email",
-  phone: "Phone",
-  company: "Company",
-  position: "Position",
+  firstName: FIELD_LABELS.firstName,
+  lastName: FIELD_LABELS.lastName,
+  email: FIELD_LABELS.email,
+  phone: FIELD_LABELS.phone,
+  company: FIELD_LABELS.company,
+  position: FIELD_LABELS.position,
   rsvpStatus: "RSVP status",
   attendanceStatus: "Attendance",
   dietaryRestrictions: "Dietary restrictions",
@@ -51,18 +52,13 @@ const COLUMN_HELP: Partial<Readonly<Record<GuestColumn, string>>> = {
 }
 
 /** The import's counts for the preview and the flash message, in the order they are shown. */
-const importResult = (report: GuestImportReport): ImportResult => ({
-  rows: report.rows,
-  counts: [
+const importResult = (report: GuestImportReport): ImportResult =>
+  resultOf(report, [
     { label: "added to the list", value: report.added },
     { label: "new contacts", value: report.created },
     { label: "updated", value: report.updated },
     { label: "unchanged", value: report.unchanged }
-  ],
-  errors: report.errors,
-  errorsOmitted: report.errorsOmitted,
-  unknownColumns: report.unknownColumns
-})
+  ])
 
 /** The columns the upload page lists for an event's guest list. */
 const columnHelp = (columns: EventColumns) => [

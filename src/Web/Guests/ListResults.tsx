@@ -7,6 +7,23 @@ import type { Site } from "../Kit/Layout.js"
 import { GUESTS_PER_PAGE, guestPath, listQuery, type ListState } from "./State.js"
 import { AttendanceBadge, RsvpBadge, StateFields } from "./Statuses.js"
 
+/** A guest's check-in, or its undo, posted with the list's own form (its place kept). */
+const CheckInButton = ({ event, guest, site }: { site: Site; event: EventSummary; guest: Guest }) => {
+  const checkedIn = guest.attendanceStatus === "Attended"
+  return (
+    <button
+      type="submit"
+      class="small secondary"
+      formaction={site.href(guestPath(event, guest.personId, "/attendance"))}
+      name="attendanceStatus"
+      value={checkedIn ? "none" : "Attended"}
+      aria-label={checkedIn ? `Undo check-in of ${guest.name}` : `Check in ${guest.name}`}
+    >
+      {checkedIn ? "Undo check-in" : "Check in"}
+    </button>
+  )
+}
+
 const GuestRows = (props: { site: Site; event: EventSummary; guests: ReadonlyArray<Guest>; state: ListState; canWrite: boolean }) => (
   <div class="table-wrap">
     <table class="stack guest-table">
@@ -43,33 +60,7 @@ const GuestRows = (props: { site: Site; event: EventSummary; guests: ReadonlyArr
               <td data-label="RSVP"><RsvpBadge status={g.rsvpStatus} /></td>
               <td data-label="Attendance"><AttendanceBadge status={g.attendanceStatus} /></td>
               <td class="num row-actions">
-                {props.canWrite
-                  ? g.attendanceStatus === "Attended"
-                    ? (
-                      <button
-                        type="submit"
-                        class="small secondary"
-                        formaction={props.site.href(guestPath(props.event, g.personId, "/attendance"))}
-                        name="attendanceStatus"
-                        value="none"
-                        aria-label={`Undo check-in of ${g.name}`}
-                      >
-                        Undo check-in
-                      </button>
-                    )
-                    : (
-                      <button
-                        type="submit"
-                        class="small secondary"
-                        formaction={props.site.href(guestPath(props.event, g.personId, "/attendance"))}
-                        name="attendanceStatus"
-                        value="Attended"
-                        aria-label={`Check in ${g.name}`}
-                      >
-                        Check in
-                      </button>
-                    )
-                  : null}
+                {props.canWrite ? <CheckInButton site={props.site} event={props.event} guest={g} /> : null}
                 <a class="button small ghost" href={detail} aria-label={`Details of ${g.name}`}>Details</a>
               </td>
             </tr>

@@ -25,6 +25,12 @@ export interface ImportResult {
   readonly unknownColumns: ReadonlyArray<string>
 }
 
+/** An import's report as the preview and the flash message tell it: `counts`, the kind's own, in order. */
+export const resultOf = (
+  report: Pick<ImportResult, "rows" | "errors" | "errorsOmitted" | "unknownColumns">,
+  counts: ImportResult["counts"]
+): ImportResult => ({ rows: report.rows, counts, errors: report.errors, errorsOmitted: report.errorsOmitted, unknownColumns: report.unknownColumns })
+
 /** A column the upload page lists: its header as an export writes it, what it holds. */
 export interface ColumnHelp {
   readonly header: string
