@@ -77,6 +77,27 @@ module.exports = {
       to: { path: COMPOSED_ONLY }
     },
     {
+      name: "web-kit-knows-no-area",
+      comment: "The dashboard's kit (src/Web/Kit/) is what every page uses: it imports no area of the dashboard (ARCHITECTURE.md, \"Where the dashboard's pages go\").",
+      severity: "error",
+      from: { path: "^src/Web/Kit/" },
+      to: { path: "^src/Web/", pathNot: "^src/Web/Kit/" }
+    },
+    {
+      name: "web-routes-of-their-area",
+      comment: "An area's routes (src/Web/<Area>/*Routes.ts) are composed by its own Routes.ts and src/Web/Dashboard.ts (the RSVP page's by src/Server.ts): another area uses its pages and helpers, never its routes.",
+      severity: "error",
+      from: { path: "^src/Web/([^/]+)/" },
+      to: { path: "^src/Web/[^/]+/[^/]*Routes\\.ts$", pathNot: "^src/Web/$1/" }
+    },
+    {
+      name: "web-routes-composed-by-the-dashboard",
+      comment: "Outside src/Web/, only the composition (src/Server.ts) imports the dashboard's routes.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/Web/|^src/Server\\.ts$" },
+      to: { path: "^src/Web/.*Routes\\.ts$" }
+    },
+    {
       name: "src-not-to-tests",
       comment: "The service does not import its tests or benchmarks.",
       severity: "error",
@@ -86,7 +107,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "^src/Web/assets/" },
+    exclude: { path: "^src/Web/Kit/assets/" },
     // type-only imports count: a type imported against the layers is a dependency all the same
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },

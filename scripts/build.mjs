@@ -8,7 +8,7 @@
 // - the migrations are compiled one file each to dist/migrations/ (and dist/migrations/pg/): the
 //   Migrator imports the numbered files it has not applied yet, and only those.
 // - files read at run time are copied beside the bundles, where src/Paths.ts finds them:
-//   src/Web/assets -> dist/src/Web/assets, docs -> dist/docs.
+//   src/Web/Kit/assets -> dist/src/Web/Kit/assets, docs -> dist/docs.
 //
 // Types are checked by `npm run typecheck` (tsc), which `npm test` runs first; this step only
 // translates.
@@ -69,5 +69,5 @@ await build({
   bundle: false
 })
 
-cpSync(join(root, "src/Web/assets"), join(dist, "src/Web/assets"), { recursive: true })
+cpSync(join(root, "src/Web/Kit/assets"), join(dist, "src/Web/Kit/assets"), { recursive: true })
 cpSync(join(root, "docs"), join(dist, "docs"), { recursive: true })

@@ -3,7 +3,7 @@
  * `dist/src/` once built. The build (scripts/build.mjs) bundles the service into a few modules in
  * `dist/src/`, so every such path is resolved here, at that depth, and means the same in both:
  * - the migrations: `migrations/` and `migrations/pg/` (compiled to `dist/migrations/`);
- * - the dashboard's static files: `src/Web/assets/` (copied to `dist/src/Web/assets/`);
+ * - the dashboard's static files: `src/Web/Kit/assets/` (copied to `dist/src/Web/Kit/assets/`);
  * - the integrator's guide served at /docs/guide: `docs/integrators.md` (copied to `dist/docs/`);
  * - files of installed packages (the API reference's fonts), found as Node finds packages from here.
  */
@@ -17,7 +17,7 @@ export const migrationsDirectory = fileURLToPath(new URL("../migrations", import
 export const pgMigrationsDirectory = fileURLToPath(new URL("../migrations/pg", import.meta.url))
 
 /** The dashboard's static files. */
-export const ASSETS_FOLDER = new URL("./Web/assets/", import.meta.url)
+export const ASSETS_FOLDER = new URL("./Web/Kit/assets/", import.meta.url)
 
 /** The integrator's guide (Markdown). */
 export const GUIDE_FILE = new URL("../docs/integrators.md", import.meta.url)

@@ -5,7 +5,7 @@ import { connect } from "node:net"
 import { join } from "node:path"
 import { GUIDE_FILE, renderGuide } from "../src/Ops/Guide.js"
 import { Readiness } from "../src/Runtime/Readiness.js"
-import { pageHeaders } from "../src/Web/Web.js"
+import { pageHeaders } from "../src/Web/Kit/Headers.js"
 import { expectError, expectStatus } from "./support/Fixtures.js"
 import { TestServer, testServer } from "./support/TestServer.js"
 

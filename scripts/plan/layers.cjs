@@ -32,9 +32,9 @@ const PATHS = {
   kernel: "^src/(Domain|Config)/|^src/Paths\\.ts$",
   database: "^src/Db/",
   platform: `^src/${any(PLATFORM)}/`,
-  // every feature's declaration (Api.ts) and handlers (Http.ts), the RSVP feature's public page,
-  // and the edge folders
-  edge: `^src/${any(EDGE_FOLDERS)}/|^src/[^/]+/(Api|Http)\\.tsx?$|^src/Rsvp/(Routes\\.ts|Page\\.tsx)$`,
+  // every feature's declaration (Api.ts) and handlers (Http.ts), and the edge folders (the
+  // dashboard's pages, the RSVP page among them, are src/Web/)
+  edge: `^src/${any(EDGE_FOLDERS)}/|^src/[^/]+/(Api|Http)\\.tsx?$`,
   composition: "^src/(Server|main|cli|Announce|Shutdown|Api)\\.ts$"
 }
 

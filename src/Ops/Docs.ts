@@ -15,7 +15,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { PublicOrigin } from "../Runtime/PublicOrigin.js"
-import { Assets } from "../Web/Assets.js"
+import { Assets } from "../Web/Kit/Assets.js"
 import { type DocsAssets, loadDocsAssets } from "./DocsAssets.js"
 
 /**

@@ -18,8 +18,8 @@ import { Marked, type Tokens } from "marked"
 import { readFile } from "node:fs/promises"
 import { h } from "preact"
 import { GUIDE_FILE } from "../Paths.js"
-import { PlainLayout } from "../Web/Html.js"
-import { Web } from "../Web/Web.js"
+import { PlainLayout } from "../Web/Kit/Layout.js"
+import { Web } from "../Web/Kit/Web.js"
 
 export { GUIDE_FILE }
 
