@@ -15,7 +15,7 @@ import type { OrganizationRowId } from "../../src/Domain/RowIds.js"
 import { Organizations } from "../../src/Organizations/Organizations.js"
 import { AppLive } from "../../src/Server.js"
 import { NodeServerLive } from "../../src/Shutdown.js"
-import { type DatabaseEnv, databaseEnvOf, onPostgres, testDatabaseUrl } from "./Engine.js"
+import { type DatabaseEnv, databaseEnvOf, onPostgres, testDatabaseVariables } from "./Engine.js"
 
 export const API_TOKEN = "cvn_test_0123456789abcdefghijklmnopqrstuvwxyz"
 export const ADMIN_EMAIL = "owner@acme.test"
@@ -75,7 +75,7 @@ export const send = (url: string) => <T = any>(method: string, path: string, opt
 export const testEnvironment = (databasePath: string): Record<string, string> => ({
   DATABASE_PATH: databasePath,
   // on PostgreSQL (test/support/Engine.ts), a fresh database of its own
-  ...(onPostgres ? { DATABASE_URL: testDatabaseUrl() } : {}),
+  ...(onPostgres ? testDatabaseVariables() : {}),
   BOOTSTRAP_ORG_SLUG: "acme",
   BOOTSTRAP_ORG_NAME: "Acme",
   BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL,
