@@ -87,6 +87,8 @@ export const testEnvironment = (databasePath: string): Record<string, string> =>
   BULK_RATE_LIMIT_BURST: "100000",
   BULK_RATE_LIMIT_PER_MINUTE: "100000",
   WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: "true",
+  // a stopped test server closes at once (no balancer to route around it: test/drain.test.ts)
+  SHUTDOWN_DRAIN_DELAY: "0",
   // CONVENE_TEST_LOG_LEVEL=Error shows the servers' logs while debugging a test
   LOG_LEVEL: process.env["CONVENE_TEST_LOG_LEVEL"] ?? "None"
 })
