@@ -10,7 +10,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { onPostgres } from "./support/Engine.js"
 import { createEvent, createPerson, eventually, expectError, expectStatus } from "./support/Fixtures.js"
 import { receiver } from "./support/Receiver.js"
@@ -161,6 +161,23 @@ layer(testServer({ METRICS_TOKEN: TOKEN, WEBHOOK_RETRY_SCHEDULE: "1h" }), { excl
       expect(valueOf(after, 'convene_db_write_lock_wait_seconds_bucket{le="+Inf"}')).toBe(valueOf(after, locks))
       expect(valueOf(after, "convene_db_write_lock_waiting")).toBe(0)
       expect(valueOf(after, "convene_db_write_queue_wait_seconds_count")).toBeGreaterThan(0)
+    }))
+
+  it.scoped("has every series the example Grafana dashboard (docs/grafana-dashboard.json) queries", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const dashboard = readFileSync(new URL("../docs/grafana-dashboard.json", import.meta.url), "utf8")
+      const queried = new Set(
+        [...dashboard.matchAll(/\b((?:convene|process|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1]!.replace(/_bucket$/, ""))
+      )
+      expect(queried.size).toBeGreaterThan(20)
+      // a request counted, whatever ran before
+      expectStatus(yield* server.request("GET", "/healthz", { token: null }), 200)
+      const text = yield* scrape(server.url)
+      const exported = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!))
+      // PostgreSQL's own: the pool, the write lock, the instances claiming deliveries
+      const postgresOnly = (name: string) => name.startsWith("convene_db_") || name === "convene_outbox_instances"
+      expect([...queried].filter((name) => !exported.has(name) && (onPostgres || !postgresOnly(name)))).toEqual([])
     }))
 })
 

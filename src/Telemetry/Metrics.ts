@@ -101,6 +101,7 @@ export const countEmailSent = (): void => emails.unsafeUpdate(1, [])
 export const registerDefaults = (): void => {
   for (const channel of ["webhook", "email"]) {
     for (const outcome of ["delivered", "retry", "failed"]) outcomes(channel, outcome).register()
+    attempts(channel).register()
   }
   for (const policy of ["general", "bulk"]) rejections(policy).register()
   emails.register()
