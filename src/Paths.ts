@@ -5,7 +5,9 @@
  * - the migrations: `migrations/` and `migrations/pg/` (compiled to `dist/migrations/`);
  * - the dashboard's static files: `src/Web/Kit/assets/` (copied to `dist/src/Web/Kit/assets/`);
  * - the integrator's guide served at /docs/guide: `docs/integrators.md` (copied to `dist/docs/`);
- * - files of installed packages (the API reference's fonts), found as Node finds packages from here.
+ * - files of installed packages (the API reference's fonts), found as Node finds packages from here;
+ * - the project's `package.json` (its version, for `/metrics`): beside `src/`, or two levels above
+ *   `dist/src/`.
  */
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
@@ -24,3 +26,6 @@ export const GUIDE_FILE = new URL("../docs/integrators.md", import.meta.url)
 
 /** The path of a file of an installed package (`@fontsource-variable/inter/wght.css`). */
 export const packageFile = (specifier: string): string => createRequire(import.meta.url).resolve(specifier)
+
+/** Where the project's `package.json` may be, the nearer first. */
+export const PACKAGE_FILES: ReadonlyArray<URL> = [new URL("../package.json", import.meta.url), new URL("../../package.json", import.meta.url)]

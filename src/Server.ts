@@ -33,6 +33,8 @@ import { requestLifecycle } from "./Http/RequestLifecycle.js"
 import { DocsLive, OpenApiLive } from "./Ops/Docs.js"
 import { GuideLive } from "./Ops/Guide.js"
 import { OpsHttp } from "./Ops/Http.js"
+import { MetricsLive } from "./Ops/Metrics.js"
+import { serveObserved, TracingLive, withSqlSpans } from "./Telemetry/Tracing.js"
 import { Readiness } from "./Runtime/Readiness.js"
 import { ImportSlots } from "./Csv/ImportSlots.js"
 import { StreamSlots } from "./Http/StreamSlots.js"
@@ -124,8 +126,10 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 )
 
 /** The HTTP service on a given `http.Server`, with everything it needs but the database and config. */
-export const HttpLive = HttpApiBuilder.serve(requestLifecycle).pipe(
+export const HttpLive = serveObserved(requestLifecycle).pipe(
   Layer.provide(DocsLive),
+  // GET /metrics, when METRICS_TOKEN is set
+  Layer.provide(MetricsLive),
   // the integrator's guide at /docs/guide, a page with the dashboard's stylesheet and headers
   Layer.provide(GuideLive.pipe(Layer.provide(WebLive))),
   Layer.provide(OpenApiLive),
@@ -164,16 +168,17 @@ const OutboxLive = DispatcherLive.pipe(
 export const AppLive = Layer.mergeAll(HttpLive, OutboxLive, RetentionLive).pipe(
   Layer.provideMerge(BootstrapLive),
   Layer.provideMerge(ServicesLive),
-  Layer.provideMerge(SqlLive),
+  Layer.provideMerge(withSqlSpans(SqlLive)),
   Layer.provide(LoggingLive)
 )
 
 /**
- * The service as `npm start` runs it: shut down gracefully before anything else closes. No span
- * exporter is configured, so tracing is off: spans would cost time per statement for nobody.
+ * The service as `npm start` runs it: shut down gracefully before anything else closes. Tracing is
+ * off unless `OTEL_EXPORTER_OTLP_ENDPOINT` names where to export spans (Telemetry/Tracing.ts):
+ * spans would cost time per statement for nobody.
  */
 export const MainLive = GracefulShutdownLive.pipe(
   Layer.provideMerge(AppLive),
   Layer.provideMerge(NodeServerLive),
-  Layer.provide(Layer.setTracerEnabled(false))
+  Layer.provide(TracingLive)
 )

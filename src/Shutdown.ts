@@ -1,9 +1,12 @@
 /**
  * The HTTP listener and graceful shutdown. On SIGTERM or SIGINT the runtime closes the layers in
- * reverse order; this layer is built last, so it runs first: readiness turns to 503, the listener
- * stops accepting, requests in flight finish (idle keep-alive connections are closed as they go
- * idle), and only after the grace period are the remaining connections cut. Then the webhook
- * dispatcher drains its attempts, and the database is checkpointed and closed.
+ * reverse order; this layer is built last, so it runs first: readiness turns to 503 at once, and
+ * the instance goes on accepting and serving requests for the drain delay (`SHUTDOWN_DRAIN_DELAY`,
+ * at most half of `SHUTDOWN_GRACE_PERIOD`), each answer closing its connection, so that a
+ * balancer sees `/readyz` fail and routes around it before any connection is refused. Then the
+ * listener stops accepting, requests in flight finish (idle keep-alive connections are closed as
+ * they go idle), and only at the end of the grace period are the remaining connections cut. Then
+ * the webhook dispatcher drains its attempts, and the database is checkpointed and closed.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Clock from "effect/Clock"
@@ -24,6 +27,8 @@ export interface Listener {
   readonly server: Server
   /** Requests received whose response has not finished yet. */
   readonly inFlight: () => number
+  /** From now on, every answer closes its connection (`Connection: close`): the instance is draining. */
+  readonly closeConnections: () => void
 }
 
 export class HttpListener extends Context.Tag("Convene/HttpListener")<HttpListener, Listener>() {}
@@ -68,9 +73,12 @@ export const NodeServerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) 
   server.requestTimeout = Duration.toMillis(CSV_BODY_TIMEOUT) + 60_000
   server.on("clientError", onClientError)
   let active = 0
+  let closing = false
   server.on("request", (request, response) => {
     // an answer sent before its body has all arrived never resets the connection under the client
     lingerWhenAnswered(request, response)
+    // draining: a client (a balancer's pool) does not send its next request on this connection
+    if (closing) response.setHeader("connection", "close")
     active++
     response.once("close", () => active--)
     if (server.listenerCount("request") === 1) {
@@ -79,23 +87,39 @@ export const NodeServerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) 
   })
   return Layer.merge(
     NodeHttpServer.layer(() => server, { port: config.port, host: config.host }),
-    Layer.succeed(HttpListener, { server, inFlight: () => active })
+    Layer.succeed(HttpListener, {
+      server,
+      inFlight: () => active,
+      closeConnections: () => {
+        closing = true
+      }
+    })
   )
 }))
 
+/** The drain delay: `SHUTDOWN_DRAIN_DELAY`, at most half the grace period (requests in flight get the rest). */
+export const drainDelayOf = (config: { readonly shutdownDrainDelay: Duration.Duration; readonly shutdownGracePeriod: Duration.Duration }) =>
+  Duration.min(config.shutdownDrainDelay, Duration.times(config.shutdownGracePeriod, 0.5))
+
 export const GracefulShutdownLive = Layer.scopedDiscard(Effect.gen(function*() {
-  const { server, inFlight } = yield* HttpListener
+  const { closeConnections, inFlight, server } = yield* HttpListener
   const readiness = yield* Readiness
-  const { shutdownGracePeriod } = yield* AppConfig
+  const config = yield* AppConfig
+  const drain = drainDelayOf(config)
   yield* Effect.addFinalizer(() =>
     Effect.gen(function*() {
       const started = yield* Clock.currentTimeMillis
       yield* readiness.drain
+      if (Duration.toMillis(drain) > 0) {
+        closeConnections()
+        yield* Effect.logInfo(`Shutting down: /readyz answers 503; requests are still served for ${Duration.format(drain)}`)
+        yield* Effect.sleep(drain)
+      }
       yield* Effect.logInfo("Shutting down: finishing requests in flight").pipe(Effect.annotateLogs({ inFlight: inFlight() }))
       server.close()
       yield* Effect.sync(() => server.closeIdleConnections()).pipe(
         Effect.repeat({ until: () => inFlight() === 0, schedule: Schedule.spaced(Duration.millis(10)) }),
-        Effect.timeout(shutdownGracePeriod),
+        Effect.timeout(Duration.subtract(config.shutdownGracePeriod, drain)),
         Effect.ignore
       )
       const left = inFlight()

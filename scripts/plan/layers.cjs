@@ -20,7 +20,7 @@ const FEATURES = [
 ]
 
 /** The platform: machinery that knows no feature. */
-const PLATFORM = ["Runtime", "Http", "RateLimit", "Idempotency", "Outbox", "Csv"]
+const PLATFORM = ["Runtime", "Http", "RateLimit", "Idempotency", "Outbox", "Csv", "Telemetry"]
 
 /** Folders that are edges as a whole: the dashboard, operations pages, the admin CLI, the typed client. */
 const EDGE_FOLDERS = ["Web", "Ops", "Cli", "Client"]

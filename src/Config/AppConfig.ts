@@ -138,6 +138,13 @@ const redisUrl = serviceUrl(
   "REDIS_URL must be a redis:// or rediss:// URL such as redis://localhost:6379"
 )
 
+/** `OTEL_EXPORTER_OTLP_ENDPOINT`: an http:// or https:// URL (the collector's base; traces go to `/v1/traces`), or unset. */
+const otlpEndpoint = serviceUrl(
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  ["http:", "https:"],
+  "OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL such as http://localhost:4318"
+).pipe(Config.map(Option.map((url) => Redacted.value(url).replace(/\/+$/, ""))))
+
 const email = Config.all({
   smtpUrl: Env.optionalSecret("SMTP_URL"),
   from: Env.optionalString("MAIL_FROM")
@@ -161,7 +168,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   databasePool: Config.all({
     // two connections at most are writers' (Db/Postgres.ts): reads and the outbox need the others
     size: Env.integer("DATABASE_POOL_SIZE", 10, 4, 1000),
-    acquireTimeout: Env.duration("DATABASE_ACQUIRE_TIMEOUT", "5 seconds")
+    acquireTimeout: Env.duration("DATABASE_ACQUIRE_TIMEOUT", "5 seconds"),
+    mode: Env.literal("DATABASE_POOL_MODE", "session", ["session", "transaction"])
   }),
   publicBaseUrl,
   bootstrap,
@@ -191,6 +199,9 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     Config.map(Option.getOrElse(() => `${hostname()}:${process.pid}`))
   ),
   shutdownGracePeriod: Env.duration("SHUTDOWN_GRACE_PERIOD", "10 seconds"),
+  shutdownDrainDelay: Env.durationOrZero("SHUTDOWN_DRAIN_DELAY", "2 seconds"),
+  metricsToken: Env.optionalSecret("METRICS_TOKEN"),
+  otlpEndpoint,
   changesRetention: Env.duration("CHANGES_RETENTION", "30 days"),
   outboxRetention: Env.duration("OUTBOX_RETENTION", "30 days")
 })

@@ -28,7 +28,15 @@ export interface AppConfigShape {
    * PostgreSQL only: this instance's pool of connections (`DATABASE_POOL_SIZE`), and how long a
    * statement waits for one of them before the request answers 503 (`DATABASE_ACQUIRE_TIMEOUT`).
    */
-  readonly databasePool: { readonly size: number; readonly acquireTimeout: Duration.Duration }
+  readonly databasePool: {
+    readonly size: number
+    readonly acquireTimeout: Duration.Duration
+    /**
+     * `DATABASE_POOL_MODE`: `transaction` behind a pooler in transaction mode (PgBouncer): no named
+     * prepared statements, nothing kept in a session between transactions (Db/Postgres.ts).
+     */
+    readonly mode: "session" | "transaction"
+  }
   readonly publicBaseUrl: Option.Option<string>
   readonly bootstrap: Option.Option<Bootstrap>
   readonly accessTokenTtl: Duration.Duration
@@ -67,6 +75,15 @@ export interface AppConfigShape {
   /** The name every log line gives this instance (`INSTANCE_ID`; host name and process id by default). */
   readonly instanceId: string
   readonly shutdownGracePeriod: Duration.Duration
+  /**
+   * `SHUTDOWN_DRAIN_DELAY`: on a stop, how long the instance keeps serving with `/readyz` at 503
+   * before it stops listening, so that a balancer routes around it first (src/Shutdown.ts).
+   */
+  readonly shutdownDrainDelay: Duration.Duration
+  /** `METRICS_TOKEN`: `GET /metrics` answers to `Authorization: Bearer <it>`; none: 404 (Ops/Metrics.ts). */
+  readonly metricsToken: Option.Option<Redacted.Redacted>
+  /** `OTEL_EXPORTER_OTLP_ENDPOINT`: traces exported over OTLP/HTTP there (Telemetry/Tracing.ts); none: no tracing. */
+  readonly otlpEndpoint: Option.Option<string>
   /** How long the change feed keeps changes (`CHANGES_RETENTION`, docs/integrators.md#syncing-with-the-change-feed). */
   readonly changesRetention: Duration.Duration
   /** How long delivered, failed and cancelled outbox deliveries are kept (`OUTBOX_RETENTION`, docs/integrators.md#the-delivery-log). */

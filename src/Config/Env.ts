@@ -100,6 +100,15 @@ export const parseDuration = (value: string): Option.Option<Duration.Duration> =
 export const duration = (name: string, fallback: string): Config.Config<Duration.Duration> =>
   parsed(name, Option.getOrThrow(parseDuration(fallback)), parseDuration, "a duration such as \"10 seconds\" or \"5s\"")
 
+/** A duration as `duration` reads it, or none at all: `0` (with a unit or without). */
+export const durationOrZero = (name: string, fallback: string): Config.Config<Duration.Duration> =>
+  parsed(
+    name,
+    Option.getOrThrow(parseDuration(fallback)),
+    (value) => (/^0+(\.0+)?\s*[a-z]*$/i.test(value) ? Option.some(Duration.zero) : parseDuration(value)),
+    "a duration such as \"2 seconds\", or 0"
+  )
+
 export const durationList = (name: string, fallback: string): Config.Config<ReadonlyArray<Duration.Duration>> => {
   const parse = (value: string) => Option.all(value.split(",").map(parseDuration))
   return parsed(name, Option.getOrThrow(parse(fallback)), parse, "a comma-separated list of durations such as \"5s,30s,2m\"")

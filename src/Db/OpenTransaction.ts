@@ -30,6 +30,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { createHash } from "node:crypto"
+import { timedLock, timedQueue } from "./PostgresMetrics.js"
 
 export interface OpenTransaction {
   /** Its connection, as `SqlClient.TransactionConnection` gives it to the statements of a transaction. */
@@ -121,7 +122,7 @@ export const postgresOpen = ({ pooled, reserve, writeLock, writers }: PostgresTr
     Effect.gen(function*() {
       yield* connection.executeRaw("BEGIN", [])
       yield* connection.executeRaw(`SET LOCAL idle_in_transaction_session_timeout = ${Duration.toMillis(IDLE_LIMIT)}`, [])
-      yield* connection.executeRaw(`SELECT pg_advisory_xact_lock(${writeLock})`, [])
+      yield* timedLock(connection.executeRaw(`SELECT pg_advisory_xact_lock(${writeLock})`, []))
       const [own] = yield* connection.execute(TRY_LOCK, [key], undefined) as Effect.Effect<ReadonlyArray<{ free: boolean }>, SqlError.SqlError>
       return own?.free === true
     })
@@ -131,7 +132,7 @@ export const postgresOpen = ({ pooled, reserve, writeLock, writers }: PostgresTr
       ? Effect.succeed(undefined)
       : Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
-          yield* restore(writers.take(1))
+          yield* restore(timedQueue((entered) => Effect.zipRight(writers.take(1), entered)))
           const scope = yield* Scope.make()
           const release = Effect.zipRight(Scope.close(scope, Exit.void), writers.release(1))
           const connection = yield* Effect.gen(function*() {

@@ -13,20 +13,34 @@ import * as Postgres from "./Postgres.js"
 /** The advisory lock held around PostgreSQL's migrations ("CONVMIG" in ASCII, one bigint, apart from the write lock). */
 export const MIGRATION_LOCK = 0x434f4e564d4947
 
+/** `@effect/sql`'s table of applied migrations, as its Migrator creates it on PostgreSQL. */
+const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS effect_sql_migrations (
+  migration_id integer primary key,
+  created_at timestamp with time zone not null default now(),
+  name text not null
+)`
+
 /**
  * PostgreSQL's migrations, one process at a time. The Migrator locks its table while it runs, but
  * creates that table first, outside any lock: two processes starting at once on an empty database
- * both find it missing and both create it, and one of them fails. So the whole run holds a
- * session advisory lock, taken on a connection reserved for it and released with it (PostgreSQL
- * releases it too if the process dies meanwhile); the others wait for it, then find nothing to do.
+ * both find it missing and both create it, and one of them fails. So the whole run is one
+ * transaction that first takes a transaction-scoped advisory lock (after the write lock every
+ * write transaction takes: Postgres.ts); the others wait for it, then find nothing to do. The lock
+ * goes with the transaction however it ends, the process's death included, and it is the
+ * transaction's, not a session's: behind a pooler in transaction mode (`DATABASE_POOL_MODE`), a
+ * session lock taken on one statement's server connection would be released, or not, on another's.
+ * The Migrator's own transaction runs inside it, as a savepoint.
  */
-export const runPgMigrations = Effect.scoped(Effect.gen(function*() {
+export const runPgMigrations = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const connection = yield* sql.reserve
-  yield* connection.executeRaw(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`, [])
-  yield* Effect.addFinalizer(() => Effect.ignore(connection.executeRaw(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`, [])))
-  return yield* PgMigrator.run({ loader: PgMigrator.fromFileSystem(pgMigrationsDirectory) })
-}))
+  return yield* sql.withTransaction(Effect.gen(function*() {
+    yield* sql.unsafe(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`)
+    // the Migrator's table, as the Migrator makes it: it looks for it with a statement that fails
+    // when it is missing, which would end this transaction
+    yield* sql.unsafe(MIGRATIONS_TABLE)
+    return yield* PgMigrator.run({ loader: PgMigrator.fromFileSystem(pgMigrationsDirectory) })
+  }))
+})
 
 const PgSchema = Layer.effectDiscard(runPgMigrations.pipe(Effect.orDie))
 

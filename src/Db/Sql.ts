@@ -44,7 +44,12 @@ export const SqlLive = Layer.unwrapEffect(
     const { databasePath, databasePool, databaseUrl } = yield* AppConfig
     if (Option.isSome(databaseUrl)) {
       const { postgresLayer } = yield* Effect.promise(() => import("./PostgresLive.js"))
-      return postgresLayer({ url: databaseUrl.value, maxConnections: databasePool.size, acquireTimeout: databasePool.acquireTimeout })
+      return postgresLayer({
+        url: databaseUrl.value,
+        maxConnections: databasePool.size,
+        acquireTimeout: databasePool.acquireTimeout,
+        mode: databasePool.mode
+      })
     }
     yield* ensureDirectory
     return SqliteSchema.pipe(Layer.provideMerge(Sqlite.layer({ filename: databasePath })))

@@ -21,6 +21,7 @@ import { parseConnectionUrl } from "nodemailer/lib/shared"
 import { AppConfig } from "../Config/AppConfig.js"
 import { perDestination } from "../Outbox/Fairness.js"
 import type { EmailSettings } from "../Config/EmailSettings.js"
+import { countEmailSent } from "../Telemetry/Metrics.js"
 
 export const EmailAttachment = Schema.Struct({
   filename: Schema.String,
@@ -155,7 +156,8 @@ export class Mailer extends Effect.Service<Mailer>()("Convene/Mailer", {
               const response = String(info.response ?? "")
               const code = Number(/^(\d{3})/.exec(response)?.[1] ?? Number.NaN)
               return { code: Number.isNaN(code) ? null : code, response: response.slice(0, 1024) }
-            })
+            }),
+            Effect.tap(() => Effect.sync(countEmailSent))
           )
       })
 

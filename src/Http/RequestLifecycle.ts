@@ -2,7 +2,7 @@
  * The outermost server middleware: every response carries `X-Request-Id` (the caller's own when it
  * is 1-128 characters of `[A-Za-z0-9._-]`, else a new one), and every request ends in one
  * structured log line: request id, caller, method, path (never the query, nor a token in it),
- * status, duration.
+ * status, duration; and is counted for `/metrics` (Telemetry/Requests.ts).
  */
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -17,6 +17,7 @@ import { AppConfig } from "../Config/AppConfig.js"
 import { Ids } from "../Domain/Ids.js"
 import { logAt } from "../Runtime/Logging.js"
 import { PublicOrigin } from "../Runtime/PublicOrigin.js"
+import { observeRequest } from "../Telemetry/Requests.js"
 import { clientOf } from "./ClientAddress.js"
 import { type RequestMetaShape, setRequestMeta } from "./RequestMeta.js"
 
@@ -107,6 +108,9 @@ export const requestLifecycle = <E, R>(
         ),
         Effect.onExit(served, (exit) =>
           Effect.withFiberRuntime<void>((ended) => {
+            const status = statusOf(exit)
+            const durationMs = Number(clock.unsafeCurrentTimeNanos() - started) / 1e6
+            observeRequest(ended, request.method, meta, status, durationMs / 1000)
             logAt(ended, LogLevel.Info, "request", () => {
               const logged = loggedPath(path)
               return {
@@ -116,8 +120,8 @@ export const requestLifecycle = <E, R>(
                 method: request.method,
                 route: meta.route ?? logged,
                 path: logged,
-                status: statusOf(exit),
-                durationMs: Number(clock.unsafeCurrentTimeNanos() - started) / 1e6
+                status,
+                durationMs
               }
             })
             return Effect.void

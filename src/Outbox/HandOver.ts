@@ -2,12 +2,13 @@
  * A claimed delivery handed to its channel for one attempt (Dispatcher.ts): only if it is still
  * pending (deleting or disabling a webhook registration cancels its pending deliveries meanwhile),
  * with what the channel needs of it and the recording of its outcome under the claim's lease
- * (Channel.ts, `Attempt`).
+ * (Channel.ts, `Attempt`); timed, counted by outcome and traced (Telemetry/Deliveries.ts).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { nowIso } from "../Domain/Time.js"
+import { observedAttempt, recordedOutcome } from "../Telemetry/Deliveries.js"
 import type { Attempt, Channel, Outcome } from "./Channel.js"
 import { type Lease, OutboxRepo } from "./OutboxRepo.js"
 
@@ -24,7 +25,7 @@ export const makeHandOver = Effect.gen(function*() {
           also === undefined
             ? recorded
             : sql.withTransaction(Effect.flatMap(recorded, (done) => done ? Effect.as(also, true) : Effect.succeed(false)))
-        )
+        ).pipe(Effect.tap(recordedOutcome(channel.name, outcome.status)))
       }
       const attempt: Attempt = {
         id,
@@ -34,6 +35,6 @@ export const makeHandOver = Effect.gen(function*() {
         destinationRow: row.webhook_id,
         record
       }
-      return channel.deliver(attempt)
+      return observedAttempt(channel.name, id, row.attempts)(channel.deliver(attempt))
     })
 })

@@ -17,6 +17,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { repeatedly } from "../Runtime/Background.js"
 import { AppConfig } from "../Config/AppConfig.js"
+import { countRejection } from "../Telemetry/Metrics.js"
 import type { Policy } from "./Policy.js"
 import { RedisBuckets } from "./RedisBuckets.js"
 
@@ -75,6 +76,12 @@ export const decide = (drawFrom: ReadonlyArray<Policy>, levels: ReadonlyArray<nu
   return { allowed, retryAfter, states, tightest }
 }
 
+/** A decision, its refusal counted for `/metrics` by the policy that ran out. */
+const counted = (decision: Decision): Decision => {
+  if (!decision.allowed) countRejection(decision.tightest.policy.name)
+  return decision
+}
+
 export class RateLimiter extends Effect.Service<RateLimiter>()("Convene/RateLimiter", {
   scoped: Effect.gen(function*() {
     const { rateLimit } = yield* AppConfig
@@ -101,7 +108,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Convene/RateLimi
           const levels = drawFrom.map((policy) =>
             refilled(policy, Option.getOrUndefined(HashMap.get(map, keyOf(policy, caller))), now)
           )
-          const decision = decide(drawFrom, levels)
+          const decision = counted(decide(drawFrom, levels))
           const next = decision.allowed
             ? drawFrom.reduce((m, policy, i) => HashMap.set(m, keyOf(policy, caller), { policy, tokens: levels[i]! - 1, at: now }), map)
             : map
@@ -112,7 +119,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Convene/RateLimi
     const take = (caller: string, drawFrom: ReadonlyArray<Policy>): Effect.Effect<Decision> =>
       shared.enabled
         ? Effect.flatMap(shared.draw(caller, drawFrom), (levels) =>
-          Option.isSome(levels) ? Effect.succeed(decide(drawFrom, levels.value)) : takeHere(caller, drawFrom))
+          Option.isSome(levels) ? Effect.sync(() => counted(decide(drawFrom, levels.value))) : takeHere(caller, drawFrom))
         : takeHere(caller, drawFrom)
 
     /** Removes the buckets that have refilled completely: they hold nothing a fresh one would not. */

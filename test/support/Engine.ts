@@ -13,10 +13,19 @@ export const testPostgres = process.env["CONVENE_TEST_PG"]
 
 export const onPostgres = testPostgres !== undefined
 
+/**
+ * `postgres://postgres@127.0.0.1:<port>` of PgBouncer in front of it, when the run goes through one
+ * (`CONVENE_TEST_POOLER=pgbouncer`, engine-setup.ts): test servers reach their databases there.
+ */
+export const testPgBouncer = process.env["CONVENE_TEST_PGBOUNCER"]
+
+export const viaPgBouncer = testPgBouncer !== undefined
+
 let databases = 0
 
 /**
- * A fresh database for one test server, copied from the migrated template (a copy takes tens of
+ * A fresh database for one test server (made on the server itself, named through PgBouncer when
+ * the run goes through it), copied from the migrated template (a copy takes tens of
  * milliseconds; migrating an empty database takes far longer). Synchronous, with `psql`, so the
  * test environment stays a plain map of variables.
  */
@@ -27,8 +36,12 @@ export const testDatabaseUrl = (): string => {
   execFileSync("psql", [`${testPostgres}/postgres`, "-qAt", "-v", "ON_ERROR_STOP=1", "-c", `CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`], {
     stdio: ["ignore", "ignore", "pipe"]
   })
-  return `${testPostgres}/${name}`
+  return `${testPgBouncer ?? testPostgres}/${name}`
 }
+
+/** A test server's database variables on PostgreSQL: a fresh database, through PgBouncer in transaction mode if the run goes through it. */
+export const testDatabaseVariables = (): Record<string, string> =>
+  viaPgBouncer ? { DATABASE_URL: testDatabaseUrl(), DATABASE_POOL_MODE: "transaction" } : { DATABASE_URL: testDatabaseUrl() }
 
 /** The variables that name a test server's database, for a CLI or a second process on it. */
 export interface DatabaseEnv {

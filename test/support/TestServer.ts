@@ -15,7 +15,7 @@ import type { OrganizationRowId } from "../../src/Domain/RowIds.js"
 import { Organizations } from "../../src/Organizations/Organizations.js"
 import { AppLive } from "../../src/Server.js"
 import { NodeServerLive } from "../../src/Shutdown.js"
-import { type DatabaseEnv, databaseEnvOf, onPostgres, testDatabaseUrl } from "./Engine.js"
+import { type DatabaseEnv, databaseEnvOf, onPostgres, testDatabaseVariables } from "./Engine.js"
 
 export const API_TOKEN = "cvn_test_0123456789abcdefghijklmnopqrstuvwxyz"
 export const ADMIN_EMAIL = "owner@acme.test"
@@ -75,7 +75,7 @@ export const send = (url: string) => <T = any>(method: string, path: string, opt
 export const testEnvironment = (databasePath: string): Record<string, string> => ({
   DATABASE_PATH: databasePath,
   // on PostgreSQL (test/support/Engine.ts), a fresh database of its own
-  ...(onPostgres ? { DATABASE_URL: testDatabaseUrl() } : {}),
+  ...(onPostgres ? testDatabaseVariables() : {}),
   BOOTSTRAP_ORG_SLUG: "acme",
   BOOTSTRAP_ORG_NAME: "Acme",
   BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL,
@@ -87,6 +87,8 @@ export const testEnvironment = (databasePath: string): Record<string, string> =>
   BULK_RATE_LIMIT_BURST: "100000",
   BULK_RATE_LIMIT_PER_MINUTE: "100000",
   WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: "true",
+  // a stopped test server closes at once (no balancer to route around it: test/drain.test.ts)
+  SHUTDOWN_DRAIN_DELAY: "0",
   // CONVENE_TEST_LOG_LEVEL=Error shows the servers' logs while debugging a test
   LOG_LEVEL: process.env["CONVENE_TEST_LOG_LEVEL"] ?? "None"
 })

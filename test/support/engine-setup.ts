@@ -3,13 +3,16 @@
  * service or the CLI as processes run the build of the code under test. With `CONVENE_TEST_ENGINE=postgres` (`npm run test:pg`, and CI's second
  * pass), the whole suite runs on PostgreSQL: one server for the run (test/support/Postgres.ts), a
  * template database migrated once by the service's own migrations, and then a fresh copy of it for
- * every test server (`testDatabaseUrl`), as a fresh SQLite file is on the default engine. Without
- * it, nothing starts and the suite runs on SQLite.
+ * every test server (`testDatabaseUrl`), as a fresh SQLite file is on the default engine; with
+ * `CONVENE_TEST_POOLER=pgbouncer` too, the test servers reach it through PgBouncer in transaction
+ * mode (PgBouncer.ts, `DATABASE_POOL_MODE=transaction`). Without it, nothing starts and the suite
+ * runs on SQLite.
  */
 import * as PgMigrator from "@effect/sql-pg/PgMigrator"
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { pgMigrationsDirectory } from "../../src/Db/Sql.js"
+import { pgbouncer, pgbouncerAvailable } from "./PgBouncer.js"
 import { postgresAvailable, postgresServer } from "./Postgres.js"
 import { build } from "./Build.js"
 import { TEMPLATE_DATABASE } from "./Engine.js"
@@ -42,6 +45,13 @@ const start = async (shared: Shared) => {
   )
   process.env["CONVENE_TEST_PG"] = server.url("").replace(/\/$/, "")
   console.warn(`Tests run on PostgreSQL (port ${server.port}).`)
+  // CONVENE_TEST_POOLER=pgbouncer: the test servers reach it through PgBouncer in transaction mode
+  if (process.env["CONVENE_TEST_POOLER"] === "pgbouncer") {
+    if (!pgbouncerAvailable) throw new Error("CONVENE_TEST_POOLER=pgbouncer, but pgbouncer is not installed (apt-get install pgbouncer)")
+    const bouncer = await Effect.runPromise(Scope.extend(pgbouncer(server.port), scope))
+    process.env["CONVENE_TEST_PGBOUNCER"] = bouncer.base
+    console.warn(`... through PgBouncer in transaction mode (port ${bouncer.port}).`)
+  }
 }
 
 export async function setup() {
