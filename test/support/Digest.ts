@@ -3,6 +3,12 @@ import type Database from "better-sqlite3"
 import { createHash } from "node:crypto"
 import { type DatabaseEnv, type Query, withDatabase } from "./Engine.js"
 
+/**
+ * Tables no request writes: `outbox_instances`, each running instance's heartbeat, written every few
+ * seconds on PostgreSQL whatever the requests do (migration 0020).
+ */
+const LIVENESS_TABLES = new Set(["outbox_instances"])
+
 /** One table's part of a digest: its rows in a stable order, without `api_tokens.last_used_at`. */
 const tableText = (name: string, rows: ReadonlyArray<Record<string, unknown>>) => {
   const lines = rows.map((row) => {
@@ -15,7 +21,8 @@ const tableText = (name: string, rows: ReadonlyArray<Record<string, unknown>>) =
 
 /**
  * A digest of every row of every table (FTS shadow tables included), in a stable order. One column is
- * left out: an API token's `last_used_at`, which any authenticated request may touch (once a minute).
+ * left out: an API token's `last_used_at`, which any authenticated request may touch (once a minute);
+ * and the instances' heartbeats (`LIVENESS_TABLES`).
  */
 export const digestOf = (db: Database.Database) => {
   const hash = createHash("sha256")
@@ -23,6 +30,7 @@ export const digestOf = (db: Database.Database) => {
     "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name"
   ).all()
   for (const { name } of tables) {
+    if (LIVENESS_TABLES.has(name)) continue
     hash.update(tableText(name, db.prepare(`SELECT * FROM "${name}"`).raw(false).all() as Array<Record<string, unknown>>))
   }
   return hash.digest("hex")
@@ -41,7 +49,7 @@ export const digestWith = async (query: Query): Promise<string> => {
     "SELECT name, 'sqlite' AS engine FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name",
     [],
     "SELECT table_name AS name, 'postgres' AS engine FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
-  )
+  ).then((found) => found.filter(({ name }) => !LIVENESS_TABLES.has(name)))
   if (tables[0]?.engine === "postgres") {
     // one statement (one snapshot, one round trip; a table at a time made 35): each table's rows as
     // JSON, in a stable order, digested by PostgreSQL
