@@ -2,9 +2,9 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { cli, service } from "./support/Cli.js"
 import { expectError, expectStatus, login } from "./support/Fixtures.js"
-import { TestServer, testServer } from "./support/TestServer.js"
+import { TestServer, liveServer } from "./support/TestServer.js"
 
-layer(testServer(), { excludeTestServices: true })("admin CLI", (it) => {
+layer(liveServer(), { excludeTestServices: true })("admin CLI", (it) => {
   it.effect("creates organizations, members and tokens that the running server accepts, and revokes them", () =>
     Effect.gen(function*() {
       const server = yield* TestServer

@@ -28,7 +28,7 @@ import {
   Unauthorized
 } from "../src/Client/index.js"
 import { createEvent, createPerson, expectStatus, uniqueEmail } from "./support/Fixtures.js"
-import { TestServer, type TestServerShape, testServer } from "./support/TestServer.js"
+import { TestServer, type TestServerShape, liveServer } from "./support/TestServer.js"
 
 const futureDate = "2031-06-01T20:00:00+02:00"
 
@@ -42,7 +42,7 @@ const temporaryFile = (name: string) =>
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   ).pipe(Effect.map((dir) => join(dir, name)))
 
-layer(testServer(), { excludeTestServices: true })("client", (it) => {
+layer(liveServer(), { excludeTestServices: true })("client", (it) => {
   describe("the Effect client", () => {
     it.scoped("creates, lists and reads persons, events and guests, and reads the change feed", () =>
       Effect.gen(function*() {
@@ -192,7 +192,7 @@ layer(testServer(), { excludeTestServices: true })("client", (it) => {
   })
 })
 
-layer(testServer({ RATE_LIMIT_BURST: "2", RATE_LIMIT_PER_SECOND: "0.2" }), { excludeTestServices: true })("client rate limits", (it) => {
+layer(liveServer({ RATE_LIMIT_BURST: "2", RATE_LIMIT_PER_SECOND: "0.2" }), { excludeTestServices: true })("client rate limits", (it) => {
   it.scoped("a 429 is RateLimited (Effect) and a ConveneError with retryAfter (promises)", () =>
     Effect.gen(function*() {
       const server = yield* TestServer
@@ -386,7 +386,7 @@ const runMirrorCli = (url: string, token: string, file: string) =>
     return Effect.sync(() => child.kill("SIGKILL"))
   })
 
-layer(testServer(), { excludeTestServices: true })("the mirror example", (it) => {
+layer(liveServer(), { excludeTestServices: true })("the mirror example", (it) => {
   it.scoped("follows a live organization under concurrent writes and ends equal to the API, deletes included", () =>
     Effect.gen(function*() {
       const server = yield* TestServer
@@ -488,7 +488,7 @@ layer(testServer(), { excludeTestServices: true })("the mirror example", (it) =>
     }), 90_000)
 })
 
-layer(testServer({ CHANGES_RETENTION: "1s" }), { excludeTestServices: true })("the mirror example, cursor expired", (it) => {
+layer(liveServer({ CHANGES_RETENTION: "1s" }), { excludeTestServices: true })("the mirror example, cursor expired", (it) => {
   it.scoped("starts again on 410 and drops what was deleted meanwhile", () =>
     Effect.gen(function*() {
       const server = yield* TestServer

@@ -22,7 +22,7 @@ import {
   watch,
   writeFindings
 } from "./support/Dashboard.js"
-import { TestServer, testServer } from "./support/TestServer.js"
+import { TestServer, liveServer } from "./support/TestServer.js"
 
 type Json = Record<string, any>
 
@@ -239,7 +239,7 @@ const tabTo = async (page: Page, match: (f: Awaited<ReturnType<typeof focused>>)
   throw new Error("never reached by Tab")
 }
 
-layer(testServer(), { excludeTestServices: true })("every dashboard page in Chromium: accessibility and screenshots", (it) => {
+layer(liveServer(), { excludeTestServices: true })("every dashboard page in Chromium: accessibility and screenshots", (it) => {
   // both widths at once, each in its own browser context: a failure names its page and width
   it.scoped("every page at 1280 px and at 360 px on a touch screen", () =>
     Effect.flatMap(browser, (chromium) =>

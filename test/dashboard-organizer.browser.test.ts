@@ -11,7 +11,7 @@ import type { Page } from "playwright-core"
 import { browser } from "./support/Browser.js"
 import { addMember, expectQuiet, follow, newOrganization, type Organization, signedInContext } from "./support/Dashboard.js"
 import { receiver } from "./support/Receiver.js"
-import { TestServer, testServer } from "./support/TestServer.js"
+import { TestServer, liveServer } from "./support/TestServer.js"
 
 type Json = Record<string, any>
 
@@ -32,7 +32,7 @@ const flash = (page: Page) => page.locator("main .flash").first().innerText()
 
 const h1 = (page: Page) => page.getByRole("heading", { level: 1 }).innerText()
 
-layer(testServer({ WEBHOOK_RETRY_SCHEDULE: "100ms", WEBHOOK_TIMEOUT: "2 seconds" }), { excludeTestServices: true })("an organizer in Chromium", (it) => {
+layer(liveServer({ WEBHOOK_RETRY_SCHEDULE: "100ms", WEBHOOK_TIMEOUT: "2 seconds" }), { excludeTestServices: true })("an organizer in Chromium", (it) => {
   it.scoped("creates and edits an event, adds guests, changes statuses, copies an invite link, and checks a guest in on a phone", () =>
     Effect.gen(function*() {
       const server = yield* TestServer

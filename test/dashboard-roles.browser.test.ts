@@ -24,7 +24,7 @@ import {
   signIn,
   textOf
 } from "./support/Dashboard.js"
-import { TestServer, testServer } from "./support/TestServer.js"
+import { TestServer, liveServer } from "./support/TestServer.js"
 
 type Json = Record<string, any>
 
@@ -128,7 +128,7 @@ const setUp = Effect.gen(function*() {
   return { server, org, members, rest, state, snapshot, ...data }
 })
 
-layer(testServer(), { excludeTestServices: true })("roles in Chromium", (it) => {
+layer(liveServer(), { excludeTestServices: true })("roles in Chromium", (it) => {
   it.scoped("a Viewer sees no write control on any page, and forged posts get 403 and change nothing", () =>
     Effect.gen(function*() {
       const { eventId, ada, bob, cy, tokenId, members, server, state } = yield* setUp

@@ -29,7 +29,7 @@ import {
   textOf,
   watch
 } from "./support/Dashboard.js"
-import { TestServer, testServer } from "./support/TestServer.js"
+import { TestServer, liveServer } from "./support/TestServer.js"
 
 type Json = Record<string, any>
 
@@ -95,7 +95,7 @@ const expectInert = async (page: Page, label: string) => {
   expect(found, label).toEqual({ inlineScripts: 0, handlers: [], scriptLinks: [], injected: 0 })
 }
 
-layer(testServer(), { excludeTestServices: true })("dashboard security in Chromium", (it) => {
+layer(liveServer(), { excludeTestServices: true })("dashboard security in Chromium", (it) => {
   it.scoped("a form without the session's CSRF token, or from another origin, gets 403 and changes nothing", () =>
     Effect.gen(function*() {
       const { admin, eventId, personId, rest, server } = yield* withEvent("csrf")
@@ -483,7 +483,7 @@ layer(testServer(), { excludeTestServices: true })("dashboard security in Chromi
     }), 60_000)
 })
 
-layer(testServer({ SESSION_IDLE_TIMEOUT: "2 seconds" }), { excludeTestServices: true })("an idle session in Chromium", (it) => {
+layer(liveServer({ SESSION_IDLE_TIMEOUT: "2 seconds" }), { excludeTestServices: true })("an idle session in Chromium", (it) => {
   it.scoped("ends after SESSION_IDLE_TIMEOUT: the next page is the sign-in page, and signing in leads back", () =>
     Effect.gen(function*() {
       const { admin, eventId, server } = yield* withEvent("idle")

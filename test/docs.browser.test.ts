@@ -9,9 +9,9 @@ import { Effect } from "effect"
 import { DOCS_HEADERS } from "../src/Ops/Docs.js"
 import { browser } from "./support/Browser.js"
 import { expectQuiet, watch } from "./support/Dashboard.js"
-import { TestServer, testServer } from "./support/TestServer.js"
+import { TestServer, liveServer } from "./support/TestServer.js"
 
-layer(testServer(), { excludeTestServices: true })("/docs in Chromium", (it) => {
+layer(liveServer(), { excludeTestServices: true })("/docs in Chromium", (it) => {
   it.scoped("renders the API reference from Convene alone: nothing from another origin, its own fonts, no cloud menus", () =>
     Effect.gen(function*() {
       const server = yield* TestServer

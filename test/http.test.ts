@@ -1,7 +1,6 @@
 import { describe, expect, it as plain, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { readdirSync, readFileSync, statSync } from "node:fs"
-import { connect } from "node:net"
 import { join } from "node:path"
 import { GUIDE_FILE, renderGuide } from "../src/Ops/Guide.js"
 import { Readiness } from "../src/Ops/Readiness.js"
@@ -54,7 +53,7 @@ layer(testServer(), { excludeTestServices: true })("HTTP behaviour", (it) => {
         const server = yield* TestServer
         const raw = (request: string) =>
           Effect.async<string>((resume) => {
-            const socket = connect(Number(new URL(server.url).port), "127.0.0.1")
+            const socket = server.connect()
             let text = ""
             socket.on("data", (chunk) => (text += chunk.toString("utf8")))
             socket.on("close", () => resume(Effect.succeed(text)))

@@ -13,7 +13,7 @@ import { ImportSlots, IMPORT_SLOTS, IMPORT_WAIT } from "../src/Csv/ImportSlots.j
 import { BODY_STALL_TIMEOUT, JSON_BODY_TIMEOUT } from "../src/Http/ClientTimeouts.js"
 import { OrganizationRowId } from "../src/Domain/RowIds.js"
 import { addMember, newOrganization, SESSION_COOKIE, signIn, textOf } from "./support/Dashboard.js"
-import { TestServer, testServer } from "./support/TestServer.js"
+import { TestServer, testServer, type TestServerShape } from "./support/TestServer.js"
 
 /** PUBLIC_BASE_URL of the test server: what a browser sends as `Origin`. */
 const ORIGIN = "https://convene.test"
@@ -34,13 +34,23 @@ interface SlowBody {
   readonly answer: Promise<Answer | Error>
 }
 
-/** A request whose body (announced by Content-Length) arrives only as the test sends it. */
-const slowBody = (url: string, headers: Record<string, string>, length: number, first: string): Effect.Effect<SlowBody> =>
+/** A request to `server` whose body (announced by Content-Length) arrives only as the test sends it. */
+const slowBody = (
+  server: Pick<TestServerShape, "url" | "connect">,
+  path: string,
+  headers: Record<string, string>,
+  length: number,
+  first: string
+): Effect.Effect<SlowBody> =>
   Effect.promise(() =>
     new Promise((resolve) => {
       let answered!: (answer: Answer | Error) => void
       const answer = new Promise<Answer | Error>((r) => (answered = r))
-      const req = request(url, { method: "POST", agent: false, headers: { ...headers, "content-length": String(length) } }, (res) => {
+      const req = request(server.url + path, {
+        method: "POST",
+        createConnection: server.connect,
+        headers: { ...headers, "content-length": String(length) }
+      }, (res) => {
         let body = ""
         res.setEncoding("utf8")
         res.on("data", (chunk: string) => (body += chunk))
@@ -131,7 +141,7 @@ layer(testServer())("request bodies", (it) => {
       // two imports of A announce a megabyte and send a byte now and then
       const headers = { "x-api-key": orgA.token, "content-type": "text/csv" }
       const dribbling = yield* Effect.acquireRelease(
-        Effect.all([0, 1].map(() => slowBody(`${server.url}/person/import?dryRun=true`, headers, 1_000_000, "email,firstName,lastName\n"))),
+        Effect.all([0, 1].map(() => slowBody(server, `/person/import?dryRun=true`, headers, 1_000_000, "email,firstName,lastName\n"))),
         (bodies) => Effect.sync(() => bodies.forEach((body) => body.request.destroy()))
       )
       for (let i = 0; i < 3; i++) {
@@ -163,7 +173,7 @@ layer(testServer())("request bodies", (it) => {
     Effect.gen(function*() {
       const server = yield* TestServer
       const body = yield* Effect.acquireRelease(
-        slowBody(`${server.url}/person`, { "x-api-key": "cvn_test_0123456789abcdefghijklmnopqrstuvwxyz", "content-type": "application/json" }, 100, "{"),
+        slowBody(server, `/person`, { "x-api-key": "cvn_test_0123456789abcdefghijklmnopqrstuvwxyz", "content-type": "application/json" }, 100, "{"),
         (slow) => Effect.sync(() => slow.request.destroy())
       )
       // a byte every 20 s: never a stall, but past 60 s in all
@@ -186,8 +196,8 @@ layer(testServer())("request bodies", (it) => {
       const form = { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN }
       const bodies = yield* Effect.acquireRelease(
         Effect.all([
-          slowBody(`${server.url}/app/login`, form, 200, "email="),
-          slowBody(`${server.url}/rsvp/some-event?invite=some-token`, form, 200, "rsvpStatus=")
+          slowBody(server, `/app/login`, form, 200, "email="),
+          slowBody(server, `/rsvp/some-event?invite=some-token`, form, 200, "rsvpStatus=")
         ]),
         (slow) => Effect.sync(() => slow.forEach((body) => body.request.destroy()))
       )

@@ -9,12 +9,12 @@ import { Context, Effect, Layer } from "effect"
 import { browser } from "./support/Browser.js"
 import { createEvent, expectStatus, uniqueEmail } from "./support/Fixtures.js"
 import { type SmtpSink, smtpSink } from "./support/SmtpSink.js"
-import { ADMIN_EMAIL, ADMIN_PASSWORD, TestServer, testServer } from "./support/TestServer.js"
+import { ADMIN_EMAIL, ADMIN_PASSWORD, TestServer, liveServer } from "./support/TestServer.js"
 
 class Sink extends Context.Tag("test/BrowserSink")<Sink, SmtpSink>() {}
 
 const withSmtp = Layer.unwrapScoped(Effect.map(smtpSink(), (sink) =>
-  Layer.merge(testServer({ SMTP_URL: sink.url, MAIL_FROM: "Acme Events <events@acme.test>", WEBHOOK_RETRY_SCHEDULE: "300ms" }), Layer.succeed(Sink, sink))))
+  Layer.merge(liveServer({ SMTP_URL: sink.url, MAIL_FROM: "Acme Events <events@acme.test>", WEBHOOK_RETRY_SCHEDULE: "300ms" }), Layer.succeed(Sink, sink))))
 
 layer(withSmtp, { excludeTestServices: true, timeout: 120_000 })("invitations in Chromium", (it) => {
   it.scoped("an organizer sends an invitation from the guest list; the guest opens the emailed link and answers yes", () =>

@@ -8,7 +8,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Agent, request } from "node:http"
-import { API_TOKEN, TestServer, testServer } from "./support/TestServer.js"
+import { API_TOKEN, TestServer, liveServer } from "./support/TestServer.js"
 
 const MIB = 1024 * 1024
 
@@ -69,7 +69,7 @@ const upload = (url: string, options: {
     })
   )
 
-layer(testServer(), { excludeTestServices: true })("lingering close", (it) => {
+layer(liveServer(), { excludeTestServices: true })("lingering close", (it) => {
   it.scoped("bodies over their limit, chunked or not, closing or kept alive, all at once with other requests: every client reads its 413", () =>
     Effect.gen(function*() {
       const server = yield* TestServer

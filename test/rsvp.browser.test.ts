@@ -5,7 +5,7 @@ import type { Page } from "playwright-core"
 import { browser } from "./support/Browser.js"
 import { createEvent, createPerson, expectStatus, uniqueEmail } from "./support/Fixtures.js"
 import { receiver } from "./support/Receiver.js"
-import { TestServer, testServer } from "./support/TestServer.js"
+import { TestServer, liveServer } from "./support/TestServer.js"
 
 type Guest = Record<string, any>
 
@@ -19,7 +19,7 @@ const answer = (page: Page, choice: string) =>
     await page.waitForURL(/saved=1/)
   })
 
-layer(testServer({ WEBHOOK_RETRY_SCHEDULE: "100ms", WEBHOOK_TIMEOUT: "2 seconds" }), { excludeTestServices: true })("RSVP page in Chromium", (it) => {
+layer(liveServer({ WEBHOOK_RETRY_SCHEDULE: "100ms", WEBHOOK_TIMEOUT: "2 seconds" }), { excludeTestServices: true })("RSVP page in Chromium", (it) => {
   it.scoped("opens a guest's link from the API, answers, and updates the guest list and webhooks", () =>
     Effect.gen(function*() {
       const server = yield* TestServer

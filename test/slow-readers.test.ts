@@ -15,7 +15,7 @@ import { STREAM_IDLE_TIMEOUT } from "../src/Http/ClientTimeouts.js"
 import { STREAM_WAIT, StreamSlots } from "../src/Http/StreamSlots.js"
 import { queryDatabase } from "./support/Engine.js"
 import { createEvent, createPerson, expectStatus } from "./support/Fixtures.js"
-import { TestServer, testServer } from "./support/TestServer.js"
+import { TestServer, liveServer } from "./support/TestServer.js"
 
 /**
  * Contacts of the stalling organization: their export (some 8 MB) is far more than the sockets
@@ -103,7 +103,7 @@ const timed = (url: string, token: string) =>
     }
   })
 
-layer(testServer())("streamed answers and slow readers", (it) => {
+layer(liveServer())("streamed answers and slow readers", (it) => {
   it.scoped("one organization's stalled downloads hold half the streams; another's answer at once; after the idle limit all is free", () =>
     Effect.gen(function*() {
       const server = yield* TestServer

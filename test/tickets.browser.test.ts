@@ -17,7 +17,7 @@ import { PNG } from "pngjs"
 import { launchChromium } from "./support/Browser.js"
 import { addMember, follow, signInPage, watch, expectQuiet } from "./support/Dashboard.js"
 import { createEvent, expectStatus, uniqueEmail } from "./support/Fixtures.js"
-import { TestServer, testServer } from "./support/TestServer.js"
+import { TestServer, liveServer } from "./support/TestServer.js"
 
 const ARTIFACTS = "test-artifacts/tickets"
 /** jsQR is CommonJS whose types declare an ES default export: the function is `default` either way. */
@@ -58,7 +58,7 @@ const decode = (png: Buffer) => {
   return found!.data
 }
 
-layer(testServer(), { excludeTestServices: true })("tickets in Chromium", (it) => {
+layer(liveServer(), { excludeTestServices: true })("tickets in Chromium", (it) => {
   it.scoped("a guest's ticket, photographed and decoded, checks them in at the door on a phone", () =>
     Effect.gen(function*() {
       mkdirSync(ARTIFACTS, { recursive: true })
