@@ -46,7 +46,7 @@ export interface Dialect {
   readonly jsonObjects: (fields: JsonFields, orderBy: string) => string
   /**
    * SQL text (no parameters) giving a text expression (or NULL) as a JSON string literal (`null`
-   * for NULL), as `JSON.stringify` writes it (test/guest-json.test.ts).
+   * for NULL), as `JSON.stringify` writes it (test/repo/guest-json.test.ts).
    */
   readonly jsonQuote: (expression: string) => string
   /** `column`, ordered without regard to case. */
@@ -93,13 +93,13 @@ const hasTrigram = (term: string) =>
     [...word[0]].length + (word.index === 0 ? 0 : 2) + (word.index + word[0].length === term.length ? 0 : 1) >= 3
   )
 
-/** `Dialect.jsonQuote` of each engine (tested on its own against both: test/guest-json.test.ts). */
+/** `Dialect.jsonQuote` of each engine (tested on its own against both: test/repo/guest-json.test.ts). */
 export const jsonQuoteSql: Record<Dialect["name"], Dialect["jsonQuote"]> = {
   sqlite: (expression) => `json_quote(${expression})`,
   pg: (expression) => `COALESCE(to_json(${expression})::text, 'null')`
 }
 
-/** `Dialect.jsonObjects` of each engine (tested on its own against both: test/guest-json.test.ts). */
+/** `Dialect.jsonObjects` of each engine (tested on its own against both: test/repo/guest-json.test.ts). */
 export const jsonObjectsSql: Record<Dialect["name"], Dialect["jsonObjects"]> = {
   sqlite: (fields, orderBy) =>
     `json_group_array(json_object(${fields.map(([key, column]) => `'${key}', ${column}`).join(", ")}) ORDER BY ${orderBy})`,
