@@ -44,11 +44,8 @@ export const callerOf = (organization: { readonly id: Caller["organizationId"]; 
   }
 }
 
-/**
- * A fresh database with the services over it; `env` overrides the test environment (as a test
- * server's does). Nothing is bootstrapped: tests make the organizations they use.
- */
-export const testDatabase = (env: Record<string, string> = {}) =>
+/** A fresh database with `services` over it, `env` overriding the test environment. */
+const databaseWith = <A, E, R>(env: Record<string, string>, services: Layer.Layer<A | Organizations, E, R>) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const dir = yield* temporaryDirectory
     const databasePath = join(dir, "convene.db")
@@ -72,9 +69,23 @@ export const testDatabase = (env: Record<string, string> = {}) =>
       })
     )
     return handle.pipe(
-      Layer.provideMerge(ServicesLive),
+      Layer.provideMerge(services),
       Layer.provideMerge(SqlLive),
       Layer.provide(LoggingLive),
       Layer.provideMerge(Layer.succeed(AppConfig, config))
     )
   }))
+
+/**
+ * A fresh database with every domain service over it (src/Server.ts `ServicesLive`); `env`
+ * overrides the test environment (as a test server's does). Nothing is bootstrapped: tests make
+ * the organizations they use.
+ */
+export const testDatabase = (env: Record<string, string> = {}) => databaseWith(env, ServicesLive)
+
+/**
+ * A fresh database with no service over it but `Organizations`: for tests of one repository or
+ * service (provided over it) under TestClock, where a day's adjustment would wake every other
+ * service's timers again and again.
+ */
+export const bareDatabase = (env: Record<string, string> = {}) => databaseWith(env, Organizations.Default)
