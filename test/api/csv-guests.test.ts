@@ -3,6 +3,7 @@
  * `POST /event/:id/guestlist/import`. Exported files are read back with csv-parse; refusals are
  * checked to leave the database as it was (a digest of every row, read through a second
  * connection); notifications are caught by a local receiver.
+ * A 50,000-row import under concurrent traffic: test/slow/csv-guests-scale.test.ts.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"

@@ -2,6 +2,7 @@
  * Contacts as CSV (docs/integrators.md#csv-export-and-import) over a real server: `GET /person/export` and `POST /person/import`.
  * Exported files are read back with csv-parse; refusals are checked to leave the database as it
  * was (a digest of every row, read through a second connection).
+ * A 50,000-row import under concurrent traffic: test/slow/csv-persons-scale.test.ts.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"

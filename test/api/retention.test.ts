@@ -9,13 +9,14 @@
  * table's rows are counted. Once the longest keeping has passed (the warm-up), no count may exceed
  * what it was at the end of the warm-up.
  *
+ * A recurring pass alone (its failures logged, the next pass as planned): test/unit/recurring.test.ts.
+ *
  * To cover another table: add a `Retained` entry (its table and which rows are past keeping at a
  * time) and, if the workload does not make its rows yet, a step in `round`.
  */
-import { describe, expect, it, layer } from "@effect/vitest"
-import { Cause, Duration, Effect, Layer, Logger, TestClock, TestContext } from "effect"
+import { expect, layer } from "@effect/vitest"
+import { Duration, Effect, Layer } from "effect"
 import { INVITATION_TTL } from "../../src/Organizations/Invitations.js"
-import { recurring } from "../../src/Ops/Recurring.js"
 import { DRAFT_LIFETIME } from "../../src/Web/ImportDrafts.js"
 import { addMember, type DashboardClient, newOrganization, type PageReply, SESSION_COOKIE, signIn, textOf } from "../support/Dashboard.js"
 import { queryDatabase } from "../support/Engine.js"
@@ -145,28 +146,4 @@ layer(testServer().pipe(Layer.provide(serverWith(clock))), { excludeTestServices
       const live = Math.floor(Duration.toMillis(INVITATION_TTL) / Duration.toMillis(ROUND))
       expect(history.map((counts) => counts["member_invitations"]!.rows)).toEqual(history.map((_, n) => 2 * Math.min(n + 1, live)))
     }), { timeout: 180_000 })
-})
-
-describe("a recurring pass", () => {
-  // under TestClock, provided here: `layer(...)` above has replaced `it.effect` and `it.scoped` with its server's
-  it.live("that fails or dies is logged, and the next one runs after the pause as planned", () =>
-    Effect.gen(function*() {
-      let runs = 0
-      const pass = Effect.suspend(() => {
-        runs++
-        return runs === 1 ? Effect.fail("database away") : runs === 2 ? Effect.die("a defect") : Effect.void
-      })
-      const logged: Array<string> = []
-      const logger = Logger.make(({ cause, logLevel, message }) => logged.push(`${logLevel.label} ${String(message)} ${Cause.pretty(cause)}`))
-      yield* recurring("test pass", pass, "1 minute").pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
-      yield* TestClock.adjust("1 second")
-      expect(runs).toBe(1)
-      yield* TestClock.adjust("1 minute")
-      expect(runs).toBe(2)
-      yield* TestClock.adjust("2 minutes")
-      expect(runs).toBe(4)
-      expect(logged).toHaveLength(2)
-      expect(logged[0]).toMatch(/^WARN test pass failed .*database away/s)
-      expect(logged[1]).toMatch(/^WARN test pass failed .*a defect/s)
-    }).pipe(Effect.scoped, Effect.provide(TestContext.TestContext)))
 })

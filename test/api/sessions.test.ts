@@ -1,17 +1,14 @@
 /**
  * Dashboard sessions (CONTRACT §18, docs/integrators.md#the-dashboard) under TestClock: a user keeps
  * at most 20 (a new sign-in ends the oldest), and ended sessions are deleted by the server's purge
- * fiber, which a failing database does not stop.
+ * fiber (which a failing database does not stop: test/unit/recurring.test.ts).
  */
-import * as SqlError from "@effect/sql/SqlError"
-import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
-import { MAX_SESSIONS_PER_USER, PURGE_INTERVAL, sessionsPurge } from "../../src/Auth/Sessions.js"
-import { SessionsRepo } from "../../src/Auth/SessionsRepo.js"
-import { AppConfig } from "../../src/Config/AppConfig.js"
+import { expect, layer } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import { MAX_SESSIONS_PER_USER } from "../../src/Auth/Sessions.js"
 import { dashboardClient, type DashboardClient } from "../support/Dashboard.js"
 import { queryDatabase } from "../support/Engine.js"
-import { ADMIN_EMAIL, ADMIN_PASSWORD, configFrom, TestServer, testServer } from "../support/TestServer.js"
+import { ADMIN_EMAIL, ADMIN_PASSWORD, TestServer, testServer } from "../support/TestServer.js"
 
 type Server = TestServer["Type"]
 
@@ -73,29 +70,4 @@ layer(testServer({ SESSION_IDLE_TIMEOUT: "2 minutes" }), { timeout: 120_000 })("
       expect(yield* sessionRows(server)).toBe(1)
       expect(yield* live(recent)).toBe(true)
     }), 60_000)
-})
-
-describe("the sessions purge", () => {
-  it.effect("survives a failing database: the failed pass is logged, the next one runs", () =>
-    Effect.gen(function*() {
-      let passes = 0
-      const repo = SessionsRepo.make({
-        deleteEnded: () => {
-          passes++
-          return passes === 2 ? Effect.fail(new SqlError.SqlError({ message: "database unreachable" })) : Effect.succeed(0)
-        }
-      } as unknown as SessionsRepo)
-      const config = yield* configFrom({ LOG_LEVEL: "None" })
-      yield* Effect.scoped(Effect.gen(function*() {
-        yield* Layer.build(sessionsPurge.pipe(Layer.provide(Layer.succeed(SessionsRepo, repo)), Layer.provide(Layer.succeed(AppConfig, config))))
-        yield* TestClock.adjust("1 millis")
-        expect(passes).toBe(1)
-        yield* TestClock.adjust(PURGE_INTERVAL)
-        expect(passes).toBe(2)
-        yield* TestClock.adjust(PURGE_INTERVAL)
-        expect(passes).toBe(3)
-        yield* TestClock.adjust(PURGE_INTERVAL)
-        expect(passes).toBe(4)
-      }))
-    }))
 })

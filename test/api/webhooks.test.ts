@@ -1,3 +1,9 @@
+/**
+ * Webhooks over a server in process (docs/integrators.md#webhooks): registrations, signed
+ * deliveries of real changes only, retries, time-outs, 410 Gone, cancellation, both payload
+ * variants and the destinations refused. The pool's fairness in real time:
+ * test/slow/webhooks-pool.test.ts.
+ */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
