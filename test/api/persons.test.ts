@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { createEvent, createPerson, expectError, expectStatus, uniqueEmail } from "../support/Fixtures.js"
+import { createEvent, createPerson, createPersonWith, expectError, expectStatus, uniqueEmail } from "../support/Fixtures.js"
 import { TestServer, testServer } from "../support/TestServer.js"
 
 layer(testServer(), { excludeTestServices: true })("persons", (it) => {
@@ -114,14 +114,15 @@ layer(testServer(), { excludeTestServices: true })("persons", (it) => {
       Effect.gen(function*() {
         const server = yield* TestServer
         const org = yield* server.organization("list-order")
+        const client = yield* server.clientAs(org.token)
         const ids: Array<string> = []
-        for (let i = 0; i < 5; i++) ids.push(yield* createPerson(server, { firstName: `P${i}` }, org.token))
-        yield* server.request("DELETE", `/person/${ids[1]}`, { token: org.token })
-        const all = expectStatus(yield* server.request("GET", "/person", { token: org.token }), 200).body
-        expect(all.persons.map((p: { personId: string }) => p.personId)).toEqual([ids[0], ids[2], ids[3], ids[4]])
-        expect(all.persons[0].customFields).toEqual({})
-        const page = yield* server.request("GET", "/person?limit=2&skip=1", { token: org.token })
-        expect(page.body.persons.map((p: { personId: string }) => p.personId)).toEqual([ids[2], ids[3]])
+        for (let i = 0; i < 5; i++) ids.push(yield* createPersonWith(client, { firstName: `P${i}` }))
+        yield* client.persons.archive({ path: { id: ids[1]! } })
+        const all = yield* client.persons.list({ urlParams: {} })
+        expect(all.persons.map((p) => p.personId)).toEqual([ids[0], ids[2], ids[3], ids[4]])
+        expect(all.persons[0]!.customFields).toEqual({})
+        const page = yield* client.persons.list({ urlParams: { limit: 2, skip: 1 } })
+        expect(page.persons.map((p) => p.personId)).toEqual([ids[2], ids[3]])
       }))
 
     it.effect("refuses a limit or skip out of range with 400", () =>
@@ -173,29 +174,27 @@ layer(testServer(), { excludeTestServices: true })("persons", (it) => {
       Effect.gen(function*() {
         const server = yield* TestServer
         const org = yield* server.organization("search-names")
-        const a = yield* createPerson(server, { firstName: "Marie", lastName: "Curie" }, org.token)
-        const b = yield* createPerson(server, { firstName: "Pierre", lastName: "Curie" }, org.token)
-        yield* createPerson(server, { firstName: "Ada", lastName: "Lovelace" }, org.token)
-        const ids = (reply: { body: { persons: Array<{ personId: string }> } }) => reply.body.persons.map((p) => p.personId)
-        const q = (query: string) => server.request("GET", `/person/search?query=${encodeURIComponent(query)}`, { token: org.token })
-        expect(ids(yield* q("curie"))).toEqual([a, b])
-        expect(ids(yield* q("MARIE C"))).toEqual([a])
-        expect(ids(yield* q("erre"))).toEqual([b])
-        const reply = yield* q("curie")
-        expect(reply.body).toMatchObject({ total: 2, limit: 50, skip: 0 })
-        const paged = yield* server.request("GET", "/person/search?query=curie&limit=1&skip=1", { token: org.token })
-        expect(paged.body).toMatchObject({ total: 2, limit: 1, skip: 1 })
+        const client = yield* server.clientAs(org.token)
+        const a = yield* createPersonWith(client, { firstName: "Marie", lastName: "Curie" })
+        const b = yield* createPersonWith(client, { firstName: "Pierre", lastName: "Curie" })
+        yield* createPersonWith(client, { firstName: "Ada", lastName: "Lovelace" })
+        const search = (urlParams: Parameters<typeof client.persons.search>[0]["urlParams"]) => client.persons.search({ urlParams })
+        const ids = (found: { readonly persons: ReadonlyArray<{ readonly personId: string }> }) => found.persons.map((p) => p.personId)
+        expect(ids(yield* search({ query: "curie" }))).toEqual([a, b])
+        expect(ids(yield* search({ query: "MARIE C" }))).toEqual([a])
+        expect(ids(yield* search({ query: "erre" }))).toEqual([b])
+        expect(yield* search({ query: "curie" })).toMatchObject({ total: 2, limit: 50, skip: 0 })
+        const paged = yield* search({ query: "curie", limit: 1, skip: 1 })
+        expect(paged).toMatchObject({ total: 2, limit: 1, skip: 1 })
         expect(ids(paged)).toEqual([b])
         // the total is the same whether the page is full, short, or past the end
-        const page = (params: string) => server.request("GET", `/person/search?query=curie&${params}`, { token: org.token })
-        expect((yield* page("limit=1&skip=0")).body).toMatchObject({ total: 2, skip: 0 })
-        expect((yield* page("limit=5&skip=1")).body).toMatchObject({ total: 2, skip: 1 })
-        const past = (yield* page("limit=5&skip=7")).body
+        expect(yield* search({ query: "curie", limit: 1, skip: 0 })).toMatchObject({ total: 2, skip: 0 })
+        expect(yield* search({ query: "curie", limit: 5, skip: 1 })).toMatchObject({ total: 2, skip: 1 })
+        const past = yield* search({ query: "curie", limit: 5, skip: 7 })
         expect(past).toMatchObject({ total: 2, skip: 7 })
         expect(past.persons).toEqual([])
-        expect((yield* page("limit=2&skip=2")).body).toMatchObject({ total: 2, persons: [] })
-        expect((yield* server.request("GET", "/person/search?email=nobody%40x.example&skip=3", { token: org.token })).body)
-          .toMatchObject({ total: 0, persons: [] })
+        expect(yield* search({ query: "curie", limit: 2, skip: 2 })).toMatchObject({ total: 2, persons: [] })
+        expect(yield* search({ email: "nobody@x.example", skip: 3 })).toMatchObject({ total: 0, persons: [] })
       }))
 
     it.effect("keeps the name index in step with creates, renames and archives", () =>
@@ -401,20 +400,19 @@ layer(testServer(), { excludeTestServices: true })("persons", (it) => {
   describe("PUT /person/:id", () => {
     it.effect("updates fields; phoneNumber becomes the preferred phone; empty values clear", () =>
       Effect.gen(function*() {
-        const server = yield* TestServer
-        const id = yield* createPerson(server, { company: "Old Co", phone: "111" })
+        const { client } = yield* TestServer
+        const id = yield* createPersonWith(client, { company: "Old Co", phone: "111" })
         const newEmail = uniqueEmail("renamed")
-        const reply = yield* server.request("PUT", `/person/${id}`, {
-          body: { personId: id, firstName: "Augusta", email: newEmail, phoneNumber: "222", company: "", city: "London" }
-        })
-        expect(expectStatus(reply, 200).body).toEqual({ success: true })
-        const person = (yield* server.request("GET", `/person/${id}`)).body
+        expect(yield* client.persons.update({
+          path: { id },
+          payload: { personId: id, firstName: "Augusta", email: newEmail, phoneNumber: "222", company: "", city: "London" }
+        })).toEqual({ success: true })
+        const person = yield* client.persons.get({ path: { id } })
         expect(person).toMatchObject({ firstName: "Augusta", lastName: "Lovelace", email: newEmail, phone: "222", city: "London" })
         expect(person).not.toHaveProperty("company")
-        yield* server.request("PUT", `/person/${id}`, { body: { personId: id, phoneNumber: "111" } })
-        expect((yield* server.request("GET", `/person/${id}`)).body.phone).toBe("111")
-        const byName = yield* server.request("GET", `/person/search?email=${encodeURIComponent(newEmail)}`)
-        expect(byName.body.total).toBe(1)
+        yield* client.persons.update({ path: { id }, payload: { personId: id, phoneNumber: "111" } })
+        expect((yield* client.persons.get({ path: { id } })).phone).toBe("111")
+        expect((yield* client.persons.search({ urlParams: { email: newEmail } })).total).toBe(1)
       }))
 
     it.effect("needs personId equal to the path id (400) and a known person (404)", () =>
@@ -590,17 +588,17 @@ layer(testServer(), { excludeTestServices: true })("persons", (it) => {
   describe("archive and unarchive", () => {
     it.effect("archives, keeps the person readable, and restores unless the email is taken", () =>
       Effect.gen(function*() {
-        const server = yield* TestServer
+        const { client } = yield* TestServer
         const email = uniqueEmail("archived")
-        const id = yield* createPerson(server, { email })
-        expect(expectStatus(yield* server.request("DELETE", `/person/${id}`), 200).body).toEqual({ success: true })
-        expect((yield* server.request("GET", `/person/${id}`)).body.archived).toBe(true)
-        const replacement = yield* createPerson(server, { email })
-        expectError(yield* server.request("POST", `/person/${id}/unarchive`), 409, "conflict")
-        yield* server.request("DELETE", `/person/${replacement}`)
-        expect(expectStatus(yield* server.request("POST", `/person/${id}/unarchive`), 200).body).toEqual({ success: true })
-        expect((yield* server.request("GET", `/person/${id}`)).body.archived).toBe(false)
-        expectError(yield* server.request("DELETE", "/person/nope"), 404, "not_found")
+        const id = yield* createPersonWith(client, { email })
+        expect(yield* client.persons.archive({ path: { id } })).toEqual({ success: true })
+        expect((yield* client.persons.get({ path: { id } })).archived).toBe(true)
+        const replacement = yield* createPersonWith(client, { email })
+        expect((yield* Effect.flip(client.persons.unarchive({ path: { id } })))._tag).toBe("Conflict")
+        yield* client.persons.archive({ path: { id: replacement } })
+        expect(yield* client.persons.unarchive({ path: { id } })).toEqual({ success: true })
+        expect((yield* client.persons.get({ path: { id } })).archived).toBe(false)
+        expect((yield* Effect.flip(client.persons.archive({ path: { id: "nope" } })))._tag).toBe("NotFound")
       }))
   })
 
@@ -609,17 +607,18 @@ layer(testServer(), { excludeTestServices: true })("persons", (it) => {
       Effect.gen(function*() {
         const server = yield* TestServer
         const other = yield* server.organization("other-org")
+        const theirs = yield* server.clientAs(other.token)
         const email = uniqueEmail("shared")
-        const mine = yield* createPerson(server, { email })
-        yield* createPerson(server, { email }, other.token)
-        const as = { token: other.token }
-        expectError(yield* server.request("GET", `/person/${mine}`, as), 404, "not_found")
-        expectError(yield* server.request("PUT", `/person/${mine}`, { ...as, body: { personId: mine, firstName: "X" } }), 404, "not_found")
-        expectError(yield* server.request("DELETE", `/person/${mine}`, as), 404, "not_found")
-        expectError(yield* server.request("POST", `/person/${mine}/unarchive`, as), 404, "not_found")
-        const search = yield* server.request("GET", `/person/search?email=${encodeURIComponent(email)}`, as)
-        expect(search.body.persons.map((p: { personId: string }) => p.personId)).not.toContain(mine)
-        expect((yield* server.request("GET", `/person/${mine}`)).body.firstName).toBe("Ada")
+        const mine = yield* createPersonWith(server.client, { email })
+        yield* createPersonWith(theirs, { email })
+        const unknown = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(effect), (e) => e._tag)
+        expect(yield* unknown(theirs.persons.get({ path: { id: mine } }))).toBe("NotFound")
+        expect(yield* unknown(theirs.persons.update({ path: { id: mine }, payload: { personId: mine, firstName: "X" } }))).toBe("NotFound")
+        expect(yield* unknown(theirs.persons.archive({ path: { id: mine } }))).toBe("NotFound")
+        expect(yield* unknown(theirs.persons.unarchive({ path: { id: mine } }))).toBe("NotFound")
+        const search = yield* theirs.persons.search({ urlParams: { email } })
+        expect(search.persons.map((p) => p.personId)).not.toContain(mine)
+        expect((yield* server.client.persons.get({ path: { id: mine } })).firstName).toBe("Ada")
       }))
   })
 })
