@@ -1,48 +1,92 @@
 import { defineConfig } from "vitest/config"
 
 /**
- * Test files that measure time or memory, or kill and restart processes on a schedule (latency
+ * The suite in tiers, each a folder and a project (README, "Development"):
+ *
+ * - `unit` (test/unit/): pure modules and services alone, over stub layers (test/support/TestLayer.ts),
+ *   under `TestClock` where time matters. No database, no server.
+ * - `repo` (test/repo/): repositories and services over a real database, without HTTP. The only tier
+ *   that runs on both engines by default: what the engines do differently is proven here.
+ * - `api` (test/api/): the application in process (test/support/InProcess.ts: the service's own HTTP
+ *   server without a port), through the typed client and raw requests. SQLite.
+ * - `slow` (test/slow/): what needs real sockets, processes, browsers or time: killed and restarted
+ *   services, Chromium, latency and memory under load. SQLite. `test/slow/pg/` holds the tests of
+ *   PostgreSQL alone (several instances, the pool), which run in the PostgreSQL pass only.
+ *
+ * `npm run test:fast` runs the first three on SQLite; `npm test` runs every tier on SQLite, then the
+ * `repo` tier and the `pg` project (test/slow/pg/ and `BOTH_ENGINES` below) on PostgreSQL
+ * (`CONVENE_TEST_ENGINE=postgres`, test/support/postgres-pass.mjs), then the PostgreSQL files a
+ * pooler could break again through PgBouncer in transaction mode.
+ */
+const onPostgres = process.env["CONVENE_TEST_ENGINE"] === "postgres"
+
+/**
+ * Slow files that measure time or memory, or kill and restart processes on a schedule (latency
  * under load, the event loop during an import, peak RSS, SIGKILL/SIGTERM in the middle of writes,
  * shared rate limits within 5%): they run one at a time once the others are done, with the
  * machine to themselves, so that what they measure is their own work. The other files run two at
  * a time.
  */
 const ALONE = [
-  "test/balancer.test.ts",
-  "test/cli.test.ts",
-  "test/concurrency.test.ts",
-  "test/crash.test.ts",
-  "test/csv-guests.test.ts",
-  "test/csv-persons.test.ts",
-  "test/database-outage.test.ts",
-  "test/email.test.ts",
-  "test/idempotency-crash.test.ts",
-  "test/invitations.test.ts",
-  "test/large-answers.test.ts",
-  "test/multi-instance.test.ts",
-  "test/rate-limit-redis.test.ts",
-  "test/redis-hung.test.ts",
-  "test/shutdown.test.ts",
-  "test/slow-readers.test.ts",
-  "test/streamed-answers.test.ts",
-  "test/webhook-receivers.test.ts",
-  "test/webhooks-crash.test.ts",
-  "test/webhooks.test.ts"
+  "test/slow/cli.test.ts",
+  "test/slow/concurrency.test.ts",
+  "test/slow/crash.test.ts",
+  "test/slow/csv-guests-scale.test.ts",
+  "test/slow/csv-persons-scale.test.ts",
+  "test/slow/email.test.ts",
+  "test/slow/idempotency-crash.test.ts",
+  "test/slow/invitations-restart.test.ts",
+  "test/slow/large-answers.test.ts",
+  "test/slow/rate-limit-redis.test.ts",
+  "test/slow/redis-hung.test.ts",
+  "test/slow/shutdown.test.ts",
+  "test/slow/slow-readers.test.ts",
+  "test/slow/streamed-answers.test.ts",
+  "test/slow/webhook-receivers.test.ts",
+  "test/slow/webhooks-crash.test.ts",
+  "test/slow/webhooks-pool.test.ts"
+]
+
+/**
+ * Files whose subject is the engine's as much as the service's (a crash in the middle of a
+ * transaction, a shutdown that closes the pool, a failing statement's log line, backups, keys held
+ * by a killed instance, the outbox's retention, the pool's metrics, the SQL in traces), or with
+ * tests of PostgreSQL's own beside the others (a drain behind Caddy, an instance that hangs): in
+ * the PostgreSQL pass too, in the `pg` project, beside test/slow/pg/ (and on PostgreSQL, only
+ * there). Slow files mostly; an API file here is the in-process service on the suite's engine.
+ */
+const BOTH_ENGINES = [
+  "test/api/metrics.test.ts",
+  "test/api/outbox-retention.test.ts",
+  "test/slow/crash.test.ts",
+  "test/slow/drain.test.ts",
+  "test/slow/idempotency-crash.test.ts",
+  "test/slow/logging.test.ts",
+  "test/slow/operations.test.ts",
+  "test/slow/shutdown.test.ts",
+  "test/slow/tracing.test.ts",
+  "test/slow/webhooks-crash.test.ts"
 ]
 
 const common = {
-  // builds dist/ for the tests that run processes; on PostgreSQL when CONVENE_TEST_ENGINE=postgres
-  // (test/support/engine-setup.ts, once for both groups)
-  globalSetup: ["test/support/engine-setup.ts"],
-  // every file starts with @effect/vitest's own `it` methods (see there)
+  // every file starts with @effect/vitest's own `it` methods (see there): with `isolate: false`
+  // below, a `layer(...)` file otherwise leaves its runtime on the shared `it`
   setupFiles: ["test/support/vitest-setup.ts"],
   pool: "forks" as const,
   testTimeout: 30_000,
   hookTimeout: 60_000,
   // The Migrator imports the numbered files in migrations/ at run time; inlining it lets
   // Vitest load them as TypeScript, as the compiled service loads them as JavaScript.
-  server: { deps: { inline: ["@effect/sql"] } }
+  server: { deps: { inline: ["@effect/sql"] } },
+  sequence: { groupOrder: 0, concurrent: false }
 }
+
+/** PostgreSQL for the run, when CONVENE_TEST_ENGINE=postgres (test/support/engine-setup.ts). */
+const engine = ["test/support/engine-setup.ts"]
+/** And `dist/`, built from the sources, for the tests that start the service or the CLI as processes. */
+const built = ["test/support/engine-setup.ts", "test/support/build-setup.ts"]
+/** One file at a time, after the others. */
+const alone = { poolOptions: { forks: { singleFork: true } }, sequence: { groupOrder: 1, concurrent: false } }
 
 export default defineConfig({
   test: {
@@ -55,24 +99,40 @@ export default defineConfig({
     isolate: false,
     minWorkers: 1,
     projects: [
+      { test: { ...common, name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      { test: { ...common, name: "repo", include: ["test/repo/**/*.test.ts"], globalSetup: engine } },
       {
         test: {
           ...common,
-          name: "shared",
-          include: ["test/**/*.test.ts"],
-          exclude: ALONE,
-          sequence: { groupOrder: 0, concurrent: false }
+          name: "api",
+          include: ["test/api/**/*.test.ts"],
+          exclude: onPostgres ? BOTH_ENGINES : [],
+          globalSetup: engine
         }
       },
       {
         test: {
           ...common,
-          name: "alone",
-          include: ALONE,
-          poolOptions: { forks: { singleFork: true } },
-          sequence: { groupOrder: 1, concurrent: false }
+          name: "slow",
+          include: ["test/slow/**/*.test.ts"],
+          exclude: ["test/slow/pg/**", ...ALONE, ...(onPostgres ? BOTH_ENGINES : [])],
+          globalSetup: built
         }
-      }
+      },
+      {
+        test: {
+          ...common,
+          ...alone,
+          name: "slow-alone",
+          include: ALONE,
+          exclude: onPostgres ? BOTH_ENGINES : [],
+          globalSetup: built
+        }
+      },
+      // the PostgreSQL pass's own: only when the suite runs on PostgreSQL
+      ...(onPostgres
+        ? [{ test: { ...common, ...alone, name: "pg", include: ["test/slow/pg/**/*.test.ts", ...BOTH_ENGINES], globalSetup: built } }]
+        : [])
     ]
   }
 })

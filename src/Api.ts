@@ -7,7 +7,7 @@
  * Every endpoint names its `operationId` itself with `OpenApi.Identifier`, as `<group>.<name>`
  * (`persons.list`, `webhooks.retry`): client generators turn operationIds into method names, so an
  * id must never follow a rename in the code. Keep the id of a published operation as it is;
- * test/openapi.test.ts pins them all.
+ * test/api/openapi.test.ts pins them all.
  */
 import * as OpenApi from "@effect/platform/OpenApi"
 import { AuthApi } from "./Auth/Api.js"

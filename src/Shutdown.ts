@@ -56,12 +56,13 @@ const onClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
 }
 
 /**
- * A Node `http.Server` on the configured host and port, counting the requests in flight. The
- * socket listens before the application is built (its address is part of the configuration the
- * application reads); a request that arrives before the application's handler is attached is
- * answered 503 with `Retry-After`, rather than left without an answer.
+ * The service's Node `http.Server`, not listening yet, counting the requests in flight: its limits
+ * and its answers to what never reaches the application. A request that arrives before the
+ * application's handler is attached is answered 503 with `Retry-After`, rather than left without
+ * an answer. The tests' in-process server (test/support/InProcess.ts) is this one, fed connections
+ * without a port.
  */
-export const NodeServerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
+export const makeListener = (): Listener => {
   const server = createServer()
   server.keepAliveTimeout = 65_000
   // a client that neither sends nor reads for two minutes gives its socket back; the service's own
@@ -85,15 +86,24 @@ export const NodeServerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) 
       response.writeHead(503, { "content-type": "application/json", "retry-after": "1" }).end(STARTING)
     }
   })
+  return {
+    server,
+    inFlight: () => active,
+    closeConnections: () => {
+      closing = true
+    }
+  }
+}
+
+/**
+ * The service's server (`makeListener`) on the configured host and port. The socket listens before
+ * the application is built (its address is part of the configuration the application reads).
+ */
+export const NodeServerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
+  const listener = makeListener()
   return Layer.merge(
-    NodeHttpServer.layer(() => server, { port: config.port, host: config.host }),
-    Layer.succeed(HttpListener, {
-      server,
-      inFlight: () => active,
-      closeConnections: () => {
-        closing = true
-      }
-    })
+    NodeHttpServer.layer(() => listener.server, { port: config.port, host: config.host }),
+    Layer.succeed(HttpListener, listener)
   )
 }))
 

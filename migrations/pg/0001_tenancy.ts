@@ -1,6 +1,6 @@
 /**
  * PostgreSQL migrations: the same numbered steps as the SQLite ones in `migrations/`, producing the
- * same logical schema (test/schema-engines.test.ts migrates both and compares them through
+ * same logical schema (test/repo/schema-engines.test.ts migrates both and compares them through
  * test/support/LogicalSchema/). A database migrated to step N on one engine matches step N on the
  * other; each file says where its engine differs.
  *

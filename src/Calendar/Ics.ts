@@ -4,7 +4,7 @@
  * the attachment of every invitation email (docs/integrators.md#calendar-files-and-tickets).
  *
  * Written here rather than with a library: one VEVENT needs a page of code (the text rules below),
- * every rule is tested against an independent parser (test/calendar.test.ts, ical.js), and the
+ * every rule is tested against an independent parser (test/api/calendar.test.ts, ical.js), and the
  * generators that fit Node 20 would still leave the time-zone part to us.
  *
  * Choices:

@@ -24,7 +24,7 @@
  * `ConveneError` with status 0 and code `invalid_request` (promises), and nothing is sent.
  *
  * Its import graph holds the API's declarations only (schemas, endpoint and middleware tags), never
- * the server's implementation, database or templates; test/client.test.ts checks this.
+ * the server's implementation, database or templates; test/api/client.test.ts checks this.
  */
 export { Api } from "../Api.js"
 export {

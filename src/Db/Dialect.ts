@@ -73,7 +73,7 @@ export interface Dialect {
   readonly jsonObjects: (fields: JsonFields, orderBy: string) => string
   /**
    * SQL text (no parameters) giving a text expression (or NULL) as a JSON string literal (`null`
-   * for NULL), as `JSON.stringify` writes it (test/guest-json.test.ts).
+   * for NULL), as `JSON.stringify` writes it (test/repo/guest-json.test.ts).
    */
   readonly jsonQuote: (expression: string) => string
   /** `column`, ordered without regard to case. */
@@ -128,7 +128,7 @@ export interface Dialect {
   /**
    * Rows per batch of a streamed answer that reads `rows` at a time on SQLite. PostgreSQL's are
    * half as many: there the first whole read of a 40,000-guest list peaked 12-18 MB of live heap
-   * above SQLite's with batches of 1,000, past test/large-answers.test.ts's 64 MB heap (measured,
+   * above SQLite's with batches of 1,000, past test/slow/large-answers.test.ts's 64 MB heap (measured,
    * cause not pinned down: the driver's reads are asynchronous where SQLite's are not); 500 hold it
    * near SQLite's peak (700 failed one run in three).
    */
@@ -149,13 +149,13 @@ export interface Probe {
   readonly atMostOne: boolean
 }
 
-/** `Dialect.jsonQuote` of each engine (tested on its own against both: test/guest-json.test.ts). */
+/** `Dialect.jsonQuote` of each engine (tested on its own against both: test/repo/guest-json.test.ts). */
 export const jsonQuoteSql: Record<Dialect["name"], Dialect["jsonQuote"]> = {
   sqlite: (expression) => `json_quote(${expression})`,
   pg: (expression) => `COALESCE(to_json(${expression})::text, 'null')`
 }
 
-/** `Dialect.jsonObjects` of each engine (tested on its own against both: test/guest-json.test.ts). */
+/** `Dialect.jsonObjects` of each engine (tested on its own against both: test/repo/guest-json.test.ts). */
 export const jsonObjectsSql: Record<Dialect["name"], Dialect["jsonObjects"]> = {
   sqlite: (fields, orderBy) =>
     `json_group_array(json_object(${fields.map(([key, column]) => `'${key}', ${column}`).join(", ")}) ORDER BY ${orderBy})`,

@@ -2,7 +2,7 @@
  * The database, on the engine the configuration names (CONTRACT §15): PostgreSQL when
  * `DATABASE_URL` is set, with the migrations in `migrations/pg/`; else the embedded SQLite file at
  * `DATABASE_PATH` in WAL mode with foreign keys on, with the migrations in `migrations/`. Both sets
- * are numbered the same and produce the same logical schema (test/schema-engines.test.ts); they
+ * are numbered the same and produce the same logical schema (test/repo/schema-engines.test.ts); they
  * are applied at start by the `@effect/sql` Migrator. On PostgreSQL, instances starting together
  * on one database migrate it one at a time under an advisory lock (`runPgMigrations`), so the
  * first migrates it and the others find it done (src/Db/PostgresLive.ts). PostgreSQL's client

@@ -7,7 +7,7 @@
  * RSVP history, aggregated in the API's shape (`Dialect.jsonObjects`), and the stored arrays and
  * objects (dietary restrictions, question responses, custom columns), which the service writes as
  * JSON. A list of 1,000 guests allocated 5.9 MB in JavaScript when its rows were rendered there
- * (bench/RESULTS.md, issue 18). test/guest-json.test.ts checks the text, on the suite's engine,
+ * (bench/RESULTS.md, issue 18). test/repo/guest-json.test.ts checks the text, on the suite's engine,
  * against `renderGuest`'s value for generated rows.
  */
 import type { GuestPaymentFields } from "../Payments/GuestPayments.js"

@@ -32,7 +32,7 @@ import { GuestsRepo } from "./GuestsRepo.js"
  * Guests per batch of a whole list: a list of a thousand takes a handful of statements, and one
  * batch's JSON texts (about 700 KB) stay far below the heap whatever the list's size.
  * On PostgreSQL, half as many: there the first whole read of a 40,000-guest list peaked 12-18 MB
- * of live heap above SQLite's with batches of 1,000, past test/large-answers.test.ts's 64 MB heap
+ * of live heap above SQLite's with batches of 1,000, past test/slow/large-answers.test.ts's 64 MB heap
  * (measured, cause not pinned down: the driver's reads are asynchronous where SQLite's are not);
  * 500 hold it near SQLite's peak (700 failed one run in three): Db/Dialect.ts `streamBatch`.
  */

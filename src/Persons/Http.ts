@@ -32,7 +32,7 @@ export const PersonsHttp = HttpApiBuilder.group(ApiBase.add(PersonsApi), "person
           ))
       )
       .handle("create", ({ payload }) => Effect.flatMap(CurrentCaller, (caller) => persons.create(caller, payload)))
-      // the hottest read: sent without the encoder's walk (Http/Json.ts; test/conformance.test.ts)
+      // the hottest read: sent without the encoder's walk (Http/Json.ts; test/api/conformance.test.ts)
       .handle("get", ({ path }) =>
         Effect.flatMap(CurrentCaller, (caller) => Effect.map(persons.get(caller, path.id), (person) => jsonAs(PersonDetail, person)))
       )

@@ -14,7 +14,7 @@
  * A request's wait costs no fiber and no timer of its own (it runs on every request): requests
  * waiting on Redis are kept in the order they began, and one watchdog fiber sleeps until the
  * oldest one's deadline. Each switch is reported once, through `onOpen` and `onClose`. Time is the
- * `Clock`'s, so the state machine runs under `TestClock` (test/redis-breaker.test.ts).
+ * `Clock`'s, so the state machine runs under `TestClock` (test/unit/redis-breaker.test.ts).
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"

@@ -1,5 +1,6 @@
 import { type Duration, Effect } from "effect"
 import { expect } from "vitest"
+import type { ConveneClient, Payload } from "../../src/Client/index.js"
 import type { Reply, TestServerShape } from "./TestServer.js"
 
 let counter = 0
@@ -28,6 +29,13 @@ export const createPerson = (server: Pick<TestServerShape, "request">, fields: R
       ...(token === undefined ? {} : { token })
     }),
     (reply) => expectStatus(reply, 201).body.personId as string
+  )
+
+/** A new person through the typed client (`server.client`, `server.clientAs(token)`); its id. */
+export const createPersonWith = (client: ConveneClient, fields: Partial<Payload<"persons", "create">> = {}) =>
+  Effect.map(
+    client.persons.create({ payload: { firstName: "Ada", lastName: "Lovelace", email: uniqueEmail(), ...fields } }),
+    (created) => created.personId
   )
 
 /** Logs in and returns headers for the legacy scheme in `organizationSlug`. */

@@ -1,5 +1,5 @@
 /**
- * Keyed requests for the crash tests of idempotency keys (test/idempotency-crash.test.ts): the
+ * Keyed requests for the crash tests of idempotency keys (test/slow/idempotency-crash.test.ts): the
  * requests themselves (a keyed PUT of 500 guests, a keyed import of 2,000), what "acted exactly
  * once" means for each, a slow answer write that widens the window between a request's writes and
  * its answer, and the waits around a process that is killed.

@@ -1,5 +1,5 @@
 /**
- * What the outage tests (test/database-outage.test.ts) do to instances of the service on a
+ * What the outage tests (test/slow/pg/database-outage.test.ts) do to instances of the service on a
  * PostgreSQL server of their own: requests that may meet an instance whose database is gone,
  * guests added through an instance, the claimants seen in the outbox, and waiting for a condition.
  */

@@ -9,7 +9,7 @@
  * live with under `DATABASE_POOL_MODE=transaction`.
  *
  * The suite's PostgreSQL pass runs some of its files through one (`CONVENE_TEST_POOLER=pgbouncer`,
- * engine-setup.ts and postgres-pass.mjs); test/pgbouncer.test.ts starts its own.
+ * engine-setup.ts and postgres-pass.mjs); test/slow/pg/pgbouncer.test.ts starts its own.
  *
  * Where pgbouncer is not installed, `pgbouncerAvailable` is false and the tests that need it are
  * skipped with a line saying so, except in CI (`CONVENE_CI=1`, set by .ci/run, which installs it).

@@ -1,12 +1,12 @@
 /**
- * Vitest's global setup. First, the sources are built (`dist/`, Build.ts): the tests that start the
- * service or the CLI as processes run the build of the code under test. With `CONVENE_TEST_ENGINE=postgres` (`npm run test:pg`, and CI's second
- * pass), the whole suite runs on PostgreSQL: one server for the run (test/support/Postgres.ts), a
- * template database migrated once by the service's own migrations, and then a fresh copy of it for
- * every test server (`testDatabaseUrl`), as a fresh SQLite file is on the default engine; with
+ * Vitest's global setup of the tiers over a database (vitest.config.ts). With
+ * `CONVENE_TEST_ENGINE=postgres` (`npm run test:pg`, and the second pass of `npm test` and CI), the
+ * tests run on PostgreSQL: one server for the run (test/support/Postgres.ts), a template database
+ * migrated once by the service's own migrations, and then a fresh copy of it for every test server
+ * or database (`testDatabaseUrl`), as a fresh SQLite file is on the default engine; with
  * `CONVENE_TEST_POOLER=pgbouncer` too, the test servers reach it through PgBouncer in transaction
- * mode (PgBouncer.ts, `DATABASE_POOL_MODE=transaction`). Without it, nothing starts and the suite
- * runs on SQLite.
+ * mode (PgBouncer.ts, `DATABASE_POOL_MODE=transaction`). Without it, nothing starts and the tests
+ * run on SQLite. (The slow tier's processes need `dist/` too: build-setup.ts.)
  */
 import * as PgMigrator from "@effect/sql-pg/PgMigrator"
 import { NodeContext } from "@effect/platform-node"
@@ -14,12 +14,11 @@ import { Effect, Exit, Layer, Scope } from "effect"
 import { pgMigrationsDirectory } from "../../src/Db/Sql.js"
 import { pgbouncer, pgbouncerAvailable } from "./PgBouncer.js"
 import { postgresAvailable, postgresServer } from "./Postgres.js"
-import { build } from "./Build.js"
 import { TEMPLATE_DATABASE } from "./Engine.js"
 
 /**
- * What the setup started, shared by the two groups of test files (vitest.config.ts), whose global
- * setups both run in Vitest's main process: the first does the work, the second waits for it.
+ * What the setup started, shared by the projects of the run (vitest.config.ts), whose global
+ * setups all run in Vitest's main process: the first does the work, the others wait for it.
  */
 interface Shared {
   ready?: Promise<void>
@@ -30,7 +29,6 @@ const KEY = Symbol.for("convene/test-engine-setup")
 const registry = globalThis as unknown as { [KEY]?: Shared }
 
 const start = async (shared: Shared) => {
-  build()
   if (process.env["CONVENE_TEST_ENGINE"] !== "postgres") return
   if (!postgresAvailable) throw new Error("CONVENE_TEST_ENGINE=postgres, but PostgreSQL is not installed (apt-get install postgresql)")
   const scope = Effect.runSync(Scope.make())

@@ -1,7 +1,7 @@
 /**
  * The logical schema of a database, read from SQLite or PostgreSQL into one normalized,
  * JSON-able structure, so that the two engines' migrations can be checked to produce the same
- * schema (test/schema-engines.test.ts) and a difference can be named (`diff`).
+ * schema (test/repo/schema-engines.test.ts) and a difference can be named (`diff`).
  *
  * What is compared, per table:
  * - columns: name, type class (`integer`, `text`, `real`, `blob`, by SQLite's affinity rules on
