@@ -128,7 +128,17 @@ layer(liveServer())("streamed answers and slow readers", (it) => {
       const answered: Array<string | undefined> = []
       readers.forEach((reader) => reader.answered.then((status) => answered.push(status)))
       yield* untilTrue(() => answered.length >= share)
-      yield* realPause(1_500)
+      // until the stalled answers have filled their sockets (their clients take no more bytes for
+      // a second), so that they wait for the client from now on: the idle limit counts from there,
+      // on the test's clock. (PostgreSQL's reads are asynchronous: filling takes longer there.)
+      const stalledNow = () => readers.slice(0, share).map((reader) => reader.request.socket?.bytesRead ?? 0).join()
+      for (let last = "", still = 0, waited = 0; still < 1_000 && waited < 15_000; waited += 100) {
+        const now = stalledNow()
+        still = now === last ? still + 100 : 0
+        last = now
+        yield* realPause(100)
+      }
+      yield* realPause(500)
       expect(answered, "A's share of its exports answered").toEqual(Array.from({ length: share }, () => "200"))
       expect(streams.held(a.id), "A's stalled answers still hold their shares").toBe(share)
       const stalled = readers.filter((_, i) => i < share)
