@@ -61,9 +61,11 @@ const BOTH_ENGINES = [
   "test/slow/crash.test.ts",
   "test/slow/drain.test.ts",
   "test/slow/idempotency-crash.test.ts",
+  "test/slow/large-answers.test.ts",
   "test/slow/logging.test.ts",
   "test/slow/operations.test.ts",
   "test/slow/shutdown.test.ts",
+  "test/slow/slow-readers.test.ts",
   "test/slow/tracing.test.ts",
   "test/slow/webhooks-crash.test.ts"
 ]
