@@ -146,8 +146,10 @@ describe("what a failing SMTP server does to the rest of the service", () => {
         const log = yield* invitations(server, event.eventId, "?limit=100")
         expect(log.invitations.every((i: any) => i.status === "queued")).toBe(true)
         report.push(`${label}: GET /event/:id p50 ${before.p50.toFixed(2)} → ${during.p50.toFixed(2)} ms, p99 ${before.p99.toFixed(2)} → ${during.p99.toFixed(2)} ms`)
-        expect(during.p50).toBeLessThan(before.p50 * 3 + 5)
-        expect(during.p99).toBeLessThan(before.p99 * 3 + 25)
+        // a request that waited for the SMTP server would take its timeout (2 s); the margins are
+        // for a machine busy with other work (the latency itself is bench/email.mjs's to show)
+        expect(during.p50).toBeLessThan(before.p50 * 3 + 20)
+        expect(during.p99).toBeLessThan(before.p99 * 3 + 200)
       }
       console.info(report.join("\n"))
     }), 120_000)
