@@ -118,7 +118,12 @@ layer(testServer({ METRICS_TOKEN: TOKEN, WEBHOOK_RETRY_SCHEDULE: "1h" }), { excl
       // the second notification is refused (503): retried in an hour, pending meanwhile
       expectStatus(yield* server.request("PATCH", `/event/${event.eventId}`, { token, body: { name: "Renamed again" } }), 200)
       yield* hook.next()
-      const after = yield* eventually(scrape(server.url), (text) => (valueOf(text, retried) ?? 0) > (valueOf(before, retried) ?? 0))
+      // the counter moves as the attempt's outcome is recorded; the backlog is read from the
+      // database at the scrape (on PostgreSQL, over another connection): wait for both
+      const after = yield* eventually(
+        scrape(server.url),
+        (text) => (valueOf(text, retried) ?? 0) > (valueOf(before, retried) ?? 0) && valueOf(text, 'convene_outbox_due{channel="webhook"}') === 0
+      )
       expect((valueOf(after, delivered) ?? 0) - (valueOf(before, delivered) ?? 0)).toBe(1)
       expect((valueOf(after, retried) ?? 0) - (valueOf(before, retried) ?? 0)).toBe(1)
       expect(valueOf(after, 'convene_outbox_pending{channel="webhook"}')).toBe(1)

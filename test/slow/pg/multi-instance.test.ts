@@ -182,9 +182,10 @@ describe.runIf(onPostgres && redisAvailable)("three instances on one PostgreSQL 
       expect(yield* pending(), "deliveries not delivered 45 s after the load").toBe(0)
 
       // the load did its work, on every instance, before and after the kill
-      expect(accepted.persons.size).toBeGreaterThan(30)
-      expect(accepted.guests.size).toBeGreaterThan(20)
-      expect(accepted.answers.size).toBeGreaterThan(10)
+      // (how much is a matter of the machine's speed, and of what else runs on it: some of each)
+      expect(accepted.persons.size).toBeGreaterThan(10)
+      expect(accepted.guests.size).toBeGreaterThan(5)
+      expect(accepted.answers.size).toBeGreaterThan(3)
 
       // no delivery lost: every guest accepted on the list reached the receiver (a GuestList notification)
       const received = hook.bodies.join("\n")
