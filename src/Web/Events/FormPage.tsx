@@ -70,7 +70,7 @@ export const EventFormPage = (props: {
           <Group legend="When">
             <div class="grid-2">
               {text("primaryDate", { type: "datetime-local", required: true, hint: "As the clock shows it where the event is." })}
-              {text("endDate", { type: "datetime-local", hint: "Optional. Calendars show two hours without one." })}
+              {text("endDate", { type: "datetime-local", hint: "Optional, in the same zone." })}
               <Select
                 name="timezone"
                 label="Time zone"

@@ -17,7 +17,7 @@ export const Group = (props: { legend: string; hint?: string; id?: string; child
 )
 
 /** One row of a repeated group (`virtualLocations.0.url`...), numbered, its fields side by side. */
-export const Row = (props: { legend: string; layout: "two" | "four" | "image"; children: ComponentChildren; id?: string }) => (
+export const Row = (props: { legend: string; layout: "two" | "three" | "four" | "image"; children: ComponentChildren; id?: string }) => (
   <fieldset class="row-group" id={props.id}>
     <legend>{props.legend}</legend>
     <div class={`row-fields ${props.layout}`}>{props.children}</div>

@@ -36,7 +36,7 @@ export const RegistrationFields = (props: { values: EventFormValues; errorOf: (f
         checked={values.registrationApproval}
         hint="New registrations wait as Pending until you approve or decline them on the guest list."
       />
-      <Row legend="Reminders before the start" layout="four" id="f-reminders">
+      <Row legend="Reminders before the start" layout="three" id="f-reminders">
         {Array.from({ length: MAX_REMINDERS }, (_, i) => (
           <Select
             name="reminders"
