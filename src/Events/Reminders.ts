@@ -17,14 +17,17 @@ export const durationSeconds = (value: string): number | undefined => {
   return (((weeks * 7 + days) * 24 + hours) * 60 + minutes) * 60 + seconds
 }
 
+const REMINDER_DESCRIPTION = "How long before the event's start: an ISO 8601 duration in weeks, days, hours, minutes or seconds, such as P1D, PT2H or P1W (no years or months), longer than zero."
+
 export const Reminder = Schema.Trim.pipe(
   Schema.filter((value) => durationSeconds(value) !== undefined, {
-    message: () => "must be an ISO 8601 duration in weeks, days, hours or minutes, such as P1D or PT2H"
+    message: () => "must be an ISO 8601 duration such as P1D, PT2H or P1W (weeks, days, hours, minutes or seconds; no years or months)"
   }),
   Schema.filter((value) => (durationSeconds(value) ?? 0) > 0, { message: () => "must be longer than zero" })
 ).annotations({
   identifier: "Reminder",
-  description: "How long before the event's start: an ISO 8601 duration such as P1D, PT2H or P1W (no years or months)."
+  description: REMINDER_DESCRIPTION,
+  jsonSchema: { type: "string", description: REMINDER_DESCRIPTION, examples: ["P1D", "PT2H"] }
 })
 
 export const Reminders = Schema.Array(Reminder).pipe(
