@@ -11,8 +11,9 @@
  * - Times are in UTC (`DTSTART:20300601T180000Z`): one exact instant that every calendar shows in
  *   its reader's own zone, with no VTIMEZONE rules to write (Intl gives no transition rules). The
  *   event's own zone is named in the description, with the time as the host wrote it.
- * - Events have a start only: `DTEND` is the start plus `DEFAULT_DURATION` (2 hours), so calendars
- *   show a block of sensible size rather than a zero-length event.
+ * - `DTEND` is the event's `endDate` when it has one; without one it is the start plus
+ *   `DEFAULT_DURATION` (2 hours), so calendars show a block of sensible size rather than a
+ *   zero-length event.
  * - `UID` is `<eventId>@<public host>`: the same for every file of one event, so importing it again
  *   (or a newer invitation) updates the entry instead of adding one; `SEQUENCE` is the event's
  *   calendar revision (it grows when anything the file shows changes, see Events.update) and
@@ -25,7 +26,7 @@ import { virtualLocationsOf } from "../Events/EventJson.js"
 import type { EventRow } from "../Events/EventRow.js"
 import { longDateTimeIn } from "../Domain/DateText.js"
 
-/** How long an event lasts in calendars, since events have no end time. */
+/** How long an event without an end time (`endDate`) lasts in calendars. */
 export const DEFAULT_DURATION_MS = 2 * 60 * 60 * 1000
 
 export const CALENDAR_CONTENT_TYPE = "text/calendar; charset=utf-8"
@@ -140,6 +141,7 @@ const descriptionOf = (event: EventRow, url: string | undefined): string => {
 export const eventCalendar = (input: CalendarInput): string => {
   const { event } = input
   const start = Date.parse(event.primary_date_utc)
+  const end = event.end_date === null ? start + DEFAULT_DURATION_MS : Date.parse(event.end_date)
   const revised = Date.parse(event.updated_at)
   const place = placeOf(event)
   const online = virtualLocationsOf(event).map((l) => l.url?.trim() ?? "").filter((u) => u !== "")
@@ -156,7 +158,7 @@ export const eventCalendar = (input: CalendarInput): string => {
     `LAST-MODIFIED:${utcStamp(revised)}`,
     `SEQUENCE:${input.sequence ?? event.calendar_sequence}`,
     `DTSTART:${utcStamp(start)}`,
-    `DTEND:${utcStamp(start + DEFAULT_DURATION_MS)}`,
+    `DTEND:${utcStamp(end)}`,
     `SUMMARY:${escapeText(event.name)}`,
     ...(location === "" ? [] : [`LOCATION:${escapeText(location)}`]),
     `DESCRIPTION:${escapeText(descriptionOf(event, input.url))}`,

@@ -5,6 +5,7 @@
 export const CALENDAR_FIELDS: ReadonlySet<string> = new Set([
   "name",
   "primaryDate",
+  "endDate",
   "timezone",
   "primarySlug",
   "locationName",

@@ -1,7 +1,8 @@
 /** Events as the API shows and takes them (docs/integrators.md#events). */
 import * as Schema from "effect/Schema"
-import { HttpUrl, isRealDate, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
+import { Email, HttpUrl, isRealDate, optional, OptionalText, RequiredText, Text } from "../Domain/Fields.js"
 import { Role } from "../Domain/Role.js"
+import { Reminders } from "./Reminders.js"
 
 export const VirtualLocation = Schema.Struct({
   url: Schema.NullOr(Schema.String),
@@ -50,7 +51,13 @@ export const Event = Schema.Struct({
   ticketingEnabled: Schema.Boolean,
   rsvpQuestions: Schema.Array(RsvpQuestion),
   customColumns: Schema.Array(Schema.String),
-  hostUserIds: Schema.Array(Schema.String)
+  hostUserIds: Schema.Array(Schema.String),
+  registrationOpen: Schema.Boolean,
+  registrationClosesAt: nullableString,
+  registrationApproval: Schema.Boolean,
+  reminders: Schema.Array(Schema.String),
+  replyTo: nullableString,
+  endDate: nullableString
 }).annotations({
   identifier: "Event",
   examples: [{
@@ -82,7 +89,13 @@ export const Event = Schema.Struct({
     ticketingEnabled: true,
     rsvpQuestions: [{ title: "Song request?", description: null }],
     customColumns: ["Table"],
-    hostUserIds: ["0b0e8a52-61a4-4b5e-9a3c-2f1d4e5c6b7a"]
+    hostUserIds: ["0b0e8a52-61a4-4b5e-9a3c-2f1d4e5c6b7a"],
+    registrationOpen: true,
+    registrationClosesAt: "2030-05-25T23:59:00+02:00",
+    registrationApproval: false,
+    reminders: ["P1D", "PT2H"],
+    replyTo: "gala@example.org",
+    endDate: "2030-06-02T01:00:00+02:00"
   }]
 })
 export type Event = typeof Event.Type
@@ -157,7 +170,14 @@ const eventFields = {
   ticketingEnabled: optional(Schema.Boolean),
   rsvpQuestions: optional(Schema.Array(RsvpQuestionInput).pipe(Schema.maxItems(50))),
   customColumns: optional(Schema.Array(RequiredText(100)).pipe(Schema.maxItems(50))),
-  hostUserIds: optional(Schema.Array(Schema.String).pipe(Schema.maxItems(100)))
+  hostUserIds: optional(Schema.Array(Schema.String).pipe(Schema.maxItems(100))),
+  registrationOpen: optional(Schema.Boolean),
+  registrationClosesAt: optional(Schema.NullOr(DateTimeWithOffset)),
+  registrationApproval: optional(Schema.Boolean),
+  reminders: optional(Reminders),
+  replyTo: optional(Schema.NullOr(Email)),
+  /** after `primaryDate` (Events.ts checks the order, also against the stored date on a patch) */
+  endDate: optional(Schema.NullOr(DateTimeWithOffset))
 }
 
 export const CreateEvent = Schema.Struct({
@@ -182,7 +202,11 @@ export const CreateEvent = Schema.Struct({
       capacity: 200,
       ticketingEnabled: true,
       rsvpQuestions: [{ title: "Song request?" }],
-      customColumns: ["Table"]
+      customColumns: ["Table"],
+      registrationApproval: true,
+      reminders: ["P1D", "PT2H"],
+      replyTo: "gala@example.org",
+      endDate: "2030-06-02T01:00:00+02:00"
     }
   ]
 })

@@ -1,6 +1,6 @@
 /**
  * An event row's JSON columns as the types the API shows them: virtual locations, tags, images,
- * RSVP questions and custom column titles, each checked by a guard (Domain/JsonGuard.ts) rather
+ * RSVP questions, custom column titles and reminders, each checked by a guard (Domain/JsonGuard.ts) rather
  * than cast. Events are rendered by the page, and the questions and columns are read for every
  * guest-list request and RSVP answer, so the checks are the cheap kind.
  */
@@ -26,3 +26,6 @@ export const rsvpQuestionsOf = (event: Pick<EventRow, "rsvp_questions">): Event[
 /** The titles of the event's custom guest columns. */
 export const customColumnsOf = (event: Pick<EventRow, "custom_columns">): Event["customColumns"] =>
   parseChecked(isStrings, event.custom_columns, "custom column titles")
+
+/** The reminders before the start, as ISO 8601 durations (`P1D`, `PT2H`). */
+export const remindersOf = (event: Pick<EventRow, "reminders">): Event["reminders"] => parseChecked(isStrings, event.reminders, "reminders")

@@ -5,7 +5,7 @@
  */
 import { blankToNull } from "../Domain/Fields.js"
 import type { CreateEvent, Event, RsvpQuestion, VirtualLocation } from "./Domain.js"
-import { customColumnsOf, eventTagsOf, imagesOf, rsvpQuestionsOf, virtualLocationsOf } from "./EventJson.js"
+import { customColumnsOf, eventTagsOf, imagesOf, remindersOf, rsvpQuestionsOf, virtualLocationsOf } from "./EventJson.js"
 import type { EventColumns, EventRow } from "./EventRow.js"
 
 /** The event's derived `description`: the link preview's, else the RSVP description on one line, else null. */
@@ -41,7 +41,13 @@ export const toEvent = (row: EventRow, userRole: Event["userRole"], hostUserIds:
   ticketingEnabled: row.ticketing_enabled === 1,
   rsvpQuestions: rsvpQuestionsOf(row),
   customColumns: customColumnsOf(row),
-  hostUserIds
+  hostUserIds,
+  registrationOpen: row.registration_open === 1,
+  registrationClosesAt: row.registration_closes_at,
+  registrationApproval: row.registration_approval === 1,
+  reminders: remindersOf(row),
+  replyTo: row.reply_to,
+  endDate: row.end_date
 })
 
 export const slugify = (name: string) =>
@@ -92,6 +98,12 @@ export const columnsOf = (input: EventInput): Record<string, Partial<EventColumn
     rsvp_questions: JSON.stringify((v ?? []).map((q): RsvpQuestion => ({ title: q.title, description: blankToNull(q.description) })))
   }))
   set("customColumns", (v) => ({ custom_columns: JSON.stringify(v ?? []) }))
+  set("registrationOpen", (v) => ({ registration_open: v ? 1 : 0 }))
+  set("registrationClosesAt", (v) => ({ registration_closes_at: orNull(v) }))
+  set("registrationApproval", (v) => ({ registration_approval: v ? 1 : 0 }))
+  set("reminders", (v) => ({ reminders: JSON.stringify(v ?? []) }))
+  set("replyTo", (v) => ({ reply_to: blankToNull(v) }))
+  set("endDate", (v) => ({ end_date: orNull(v) }))
   return fields
 }
 
@@ -117,5 +129,11 @@ export const defaults: Omit<EventColumns, "name" | "primary_date" | "primary_dat
   capacity: null,
   ticketing_enabled: 0,
   rsvp_questions: "[]",
-  custom_columns: "[]"
+  custom_columns: "[]",
+  registration_open: 1,
+  registration_closes_at: null,
+  registration_approval: 0,
+  reminders: "[]",
+  reply_to: null,
+  end_date: null
 }

@@ -36,6 +36,17 @@ export const EventRow = Schema.Struct({
   ticketing_enabled: Schema.Number,
   rsvp_questions: Schema.String,
   custom_columns: Schema.String,
+  /** 1 while the public page takes registrations (CONTRACT §16) */
+  registration_open: Schema.Number,
+  /** as given, with its offset; null: until the event starts */
+  registration_closes_at: text,
+  /** 1: registrations wait for approval (`Pending`) */
+  registration_approval: Schema.Number,
+  /** JSON array of ISO 8601 durations before the start */
+  reminders: Schema.String,
+  reply_to: text,
+  /** as given, with its offset; null: no end time */
+  end_date: text,
   /** The calendar revision (iCalendar `SEQUENCE`): grows when anything a calendar file shows changes. */
   calendar_sequence: Schema.Number,
   updated_at: Schema.String

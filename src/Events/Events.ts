@@ -26,6 +26,15 @@ const duplicateTitle = (titles: ReadonlyArray<string> | undefined, path: string)
   return Option.none()
 }
 
+/**
+ * An end (`endDate`) is strictly after the start: a 400 at the field the input set, the end when it
+ * sets both or only the end, the start when a new start passes the stored end.
+ */
+const endAfterStart = (primaryDate: string, endDate: string | null, at: "endDate" | "primaryDate") =>
+  endDate === null || Date.parse(endDate) > Date.parse(primaryDate)
+    ? Effect.void
+    : Effect.fail(InvalidRequest.at(at, at === "endDate" ? "must be after primaryDate" : `must be before the event's endDate (${endDate})`))
+
 export class Events extends Effect.Service<Events>()("Convene/Events", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -77,6 +86,7 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
 
     const create = Effect.fn("Events.create")(function*(caller: Caller, input: CreateEvent) {
       yield* validate(input)
+      yield* endAfterStart(input.primaryDate, input.endDate ?? null, "endDate")
       const hostIds = yield* resolveHosts(caller, input.hostUserIds ?? [])
       const creator = Option.getOrNull(caller.userId)
       const hosts = creator === null || hostIds.includes(creator) ? hostIds : [creator, ...hostIds]
@@ -152,6 +162,11 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
       const at = yield* nowIso
       return yield* Effect.gen(function*() {
         const row = yield* find(caller, id)
+        yield* endAfterStart(
+          input.primaryDate ?? row.primary_date,
+          input.endDate === undefined ? row.end_date : input.endDate,
+          input.endDate === undefined ? "primaryDate" : "endDate"
+        )
         const changed: Array<string> = []
         const changes: Partial<EventColumns> = {}
         for (const [field, columns] of Object.entries(columnsOf(input))) {

@@ -95,6 +95,14 @@ describe("the iCalendar text", () => {
     expect(organizer.getParameter("cn")).toBe("Acme  Events ")
   })
 
+  it("ends at the event's endDate when it has one, else two hours after the start", () => {
+    const withEnd = parse(eventCalendar({ event: { ...event, end_date: "2030-06-02T01:30:00+02:00" }, uidHost: "h" })).event
+    expect(withEnd.startDate.toJSDate().toISOString()).toBe("2030-06-01T18:00:00.000Z")
+    expect(withEnd.endDate.toJSDate().toISOString()).toBe("2030-06-01T23:30:00.000Z")
+    expect(parse(eventCalendar({ event: { ...event, end_date: null }, uidHost: "h" })).event.endDate.toJSDate().toISOString())
+      .toBe("2030-06-01T20:00:00.000Z")
+  })
+
   it("uses the online link as the place of an event without an address", () => {
     const online = eventCalendar({ event: { ...defaults, ...event, location_name: null, location_address: null, location_city: null, location_country: null }, uidHost: "h" })
     expect(parse(online).event.location).toBe("https://meet.example.com/gala")
@@ -135,6 +143,14 @@ layer(testServer())("GET /event/:id/calendar.ics", (it) => {
       expect(yield* sequence).toBe(1)
       expectStatus(yield* server.request("PATCH", `/event/${created.eventId}`, { body: { locationName: "Room 2", name: "Renamed" } }), 200)
       expect(yield* sequence).toBe(2)
+      // an end time is shown: a new revision, and the file ends then
+      expectStatus(yield* server.request("PATCH", `/event/${created.eventId}`, { body: { endDate: "2032-01-01T15:00:00+01:00" } }), 200)
+      expect(yield* sequence).toBe(3)
+      const ended = parse(expectStatus(yield* server.request("GET", `/event/${created.eventId}/calendar.ics`), 200).text).event
+      expect(ended.endDate.toJSDate().toISOString()).toBe("2032-01-01T14:00:00.000Z")
+      // registration settings are not shown
+      expectStatus(yield* server.request("PATCH", `/event/${created.eventId}`, { body: { registrationOpen: false, reminders: ["P1D"] } }), 200)
+      expect(yield* sequence).toBe(3)
     }))
 
   it.effect("is readable by a Viewer", () =>

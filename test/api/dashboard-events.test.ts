@@ -6,7 +6,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { decodeEntities, type PageReply, signIn as signInAs } from "../support/Dashboard.js"
+import { decodeEntities, type PageReply, signIn as signInAs, textOf } from "../support/Dashboard.js"
 import { createEvent, daysFromNow, expectStatus, login, uniqueEmail } from "../support/Fixtures.js"
 import { receiver } from "../support/Receiver.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestServer, testServer } from "../support/TestServer.js"
@@ -426,6 +426,116 @@ layer(testServer(), { excludeTestServices: true })("dashboard events", (it) => {
         const edit = yield* browser.post(path, change(formFields((yield* browser.get(path)).html), { primarySlug: taken.primarySlug }))
         expect(edit.status).toBe(409)
         expect(expectStatus(yield* server.request("GET", `/event/${other.eventId}`), 200).body).toEqual(other)
+      }))
+  })
+
+  describe("registration, reminders, reply-to and the end", () => {
+    it.scoped("the form creates and edits them, in the event's time zone; the page shows them; webhooks hear what changed", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const browser = yield* admin
+        const blank = (yield* browser.get("/app/events/new")).html
+        // a new event's registration is open, without approval or reminders
+        expect(blank).toMatch(/id="f-registrationOpen"[^>]*checked/)
+        expect(blank).not.toMatch(/id="f-registrationApproval"[^>]*checked/)
+        expect(blank).toContain("<legend><h2 class=\"legend-title\">Registration</h2></legend>")
+        expect(formFields(blank).filter(([name]) => name === "reminders")).toEqual([["reminders", ""], ["reminders", ""], ["reminders", ""]])
+        const created = yield* browser.post("/app/events", [
+          ["name", "Registered Gala"],
+          ["primaryDate", "2031-07-14T19:30"],
+          ["endDate", "2031-07-14T23:00"],
+          ["timezone", "America/New_York"],
+          ["registrationClosesAt", "2031-07-10T12:00"],
+          ["registrationApproval", "on"],
+          ["reminders", "P1D"],
+          ["reminders", ""],
+          ["reminders", "PT2H"],
+          ["replyTo", "gala@example.org"]
+        ])
+        const eventId = eventIdOf(created)
+        const event = expectStatus(yield* server.request("GET", `/event/${eventId}`), 200).body
+        expect(event).toMatchObject({
+          primaryDate: "2031-07-14T19:30:00-04:00",
+          endDate: "2031-07-14T23:00:00-04:00",
+          // not ticked: closed
+          registrationOpen: false,
+          registrationClosesAt: "2031-07-10T12:00:00-04:00",
+          registrationApproval: true,
+          reminders: ["P1D", "PT2H"],
+          replyTo: "gala@example.org"
+        })
+        const page = textOf((yield* browser.get(created.location!)).html)
+        expect(page).toContain("Ends Mon, Jul 14, 2031, 11:00 PM EDT")
+        expect(page).toContain("Registration Closed Approval Needed: registrations wait as Pending Reminders 1 day before 2 hours before Reply-to gala@example.org")
+
+        // the edit form shows them as stored; saved unchanged, nothing changes
+        const hook = yield* receiver
+        expectStatus(yield* server.request("POST", "/webhook", { body: { webhook: hook.url("/event"), type: "Event" } }), 200)
+        const path = `/app/events/${eventId}/edit`
+        const fields = formFields((yield* browser.get(path)).html)
+        expect(fields.filter(([name]) => name === "reminders")).toEqual([["reminders", "P1D"], ["reminders", "PT2H"], ["reminders", ""]])
+        expect(fields).toEqual(expect.arrayContaining([["endDate", "2031-07-14T23:00"], ["registrationClosesAt", "2031-07-10T12:00"], ["replyTo", "gala@example.org"]]))
+        const unchanged = yield* browser.post(path, fields)
+        expect(unchanged.status).toBe(303)
+        expect(expectStatus(yield* server.request("GET", `/event/${eventId}`), 200).body).toEqual(event)
+        // reopened, no approval, one reminder, no end; a new zone moves the closing time too
+        const edited = yield* browser.post(path, [
+          ...change(fields, { registrationOpen: "on", registrationApproval: null, endDate: "", timezone: "Europe/Paris", primaryDate: "2031-07-15T01:30" })
+            .filter(([name]) => name !== "reminders"),
+          ["reminders", "P1W"]
+        ])
+        expect(edited.status, edited.html.slice(0, 2000)).toBe(303)
+        expect(expectStatus(yield* server.request("GET", `/event/${eventId}`), 200).body).toMatchObject({
+          primaryDate: event.primaryDate,
+          timezone: "Europe/Paris",
+          endDate: null,
+          registrationOpen: true,
+          registrationClosesAt: "2031-07-10T12:00:00+02:00",
+          registrationApproval: false,
+          reminders: ["P1W"]
+        })
+        const notification = yield* hook.next()
+        expect([...notification.json.data.updatedFields].sort()).toEqual(
+          ["endDate", "registrationApproval", "registrationClosesAt", "registrationOpen", "reminders", "timezone"]
+        )
+        expect(hook.received).toHaveLength(1)
+      }))
+
+    it.effect("refuses an end before the start, the same reminder twice and a reply-to that is no email, at their fields", () =>
+      Effect.gen(function*() {
+        const browser = yield* admin
+        const before = (yield* organizationEvents).length
+        const page = yield* browser.post("/app/events", [
+          ["name", "Backwards"],
+          ["primaryDate", "2031-02-20T10:00"],
+          ["endDate", "2031-02-20T09:00"],
+          ["timezone", "UTC"],
+          ["registrationOpen", "on"],
+          ["registrationClosesAt", "2031-02-30T10:00"],
+          ["reminders", "P1D"],
+          ["reminders", "PT24H"],
+          ["replyTo", "nobody"]
+        ])
+        expect(page.status).toBe(400)
+        expect(errorTexts(page.html)).toEqual([
+          "Registration closes must be a real date and time",
+          "Reminder 2 is the same time as reminder 1",
+          "Reply-to email must be an email address"
+        ])
+        expect(page.html).toMatch(/id="f-replyTo"[^>]*aria-invalid="true"/)
+        expect(page.html).toContain("href=\"#f-reminders\"")
+        expect(page.html).toContain("value=\"nobody\"")
+        // the order of the dates is the service's check, once the fields are well formed
+        const backwards = yield* browser.post("/app/events", [
+          ["name", "Backwards"],
+          ["primaryDate", "2031-02-20T10:00"],
+          ["endDate", "2031-02-20T09:00"],
+          ["timezone", "UTC"]
+        ])
+        expect(backwards.status).toBe(400)
+        expect(errorTexts(backwards.html)).toEqual(["End must be after the start"])
+        expect(backwards.html).toContain("value=\"2031-02-20T09:00\"")
+        expect((yield* organizationEvents).length).toBe(before)
       }))
   })
 

@@ -28,7 +28,7 @@ import { configFrom, temporaryDirectory, testEnvironment } from "../support/Test
 
 const pgMigrationsDirectory = fileURLToPath(new URL("../../migrations/pg", import.meta.url))
 /** The highest migration number (numbers may be skipped: each helper of a change reserves its own). */
-const STEPS = 24
+const STEPS = 25
 
 class Postgres extends Context.Tag("test/Postgres")<Postgres, PostgresServer>() {}
 
@@ -398,6 +398,26 @@ describe.skipIf(!postgresAvailable)("migrations on SQLite and PostgreSQL", () =>
           expect(side.after.view).toEqual([d1, d3])
           expect(side.after.next).toBe(d3! + 1)
         }
+      }), 60_000)
+
+    it.scoped("0025 gives the events written before it the defaults of their new fields on both engines", () =>
+      Effect.gen(function*() {
+        const run = <R>(migrate: (through: number) => Effect.Effect<unknown, unknown, R>) =>
+          Effect.gen(function*() {
+            yield* migrate(24)
+            const sql = yield* SqlClient.SqlClient
+            const organization = (yield* sql<{ id: unknown }>`INSERT INTO organizations (slug, name, created_at) VALUES ('acme', 'Acme', 'x') RETURNING id`)[0]!.id
+            yield* sql`INSERT INTO events (public_id, organization_id, name, primary_date, primary_date_utc, timezone, created_at, updated_at)
+              VALUES ('e1', ${Number(organization)}, 'Gala', '2026-06-01T19:00:00Z', '2026-06-01T19:00:00.000Z', 'UTC', 'x', 'x')`
+            yield* migrate(25)
+            const rows = yield* sql<Record<string, unknown>>`SELECT registration_open, registration_closes_at, registration_approval,
+              reminders, reply_to, end_date FROM events`
+            return rows.map((row) => ({ ...row, registration_open: Number(row["registration_open"]), registration_approval: Number(row["registration_approval"]) }))
+          })
+        const sqlite = yield* onSqlite(0, run((through) => SqliteMigrator.run({ loader: loader(migrationsDirectory, through) })))
+        const pg = yield* onPostgres(0, run((through) => PgMigrator.run({ loader: loader(pgMigrationsDirectory, through) })))
+        const defaults = [{ registration_open: 1, registration_closes_at: null, registration_approval: 0, reminders: "[]", reply_to: null, end_date: null }]
+        expect({ sqlite, pg }).toEqual({ sqlite: defaults, pg: defaults })
       }), 60_000)
 
     it.scoped("the comparison reports what differs: a column, a check, nullability, an index", () =>

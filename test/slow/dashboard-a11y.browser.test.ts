@@ -56,7 +56,12 @@ const populated = Effect.gen(function*() {
     const event = await rest("POST", "/event", {
       name: "Harbor Lights Gala",
       primaryDate: "2031-09-14T16:30:00Z",
+      endDate: "2031-09-14T22:00:00Z",
       timezone: "Europe/Berlin",
+      registrationClosesAt: "2031-09-10T21:59:00Z",
+      registrationApproval: true,
+      reminders: ["P1D", "PT2H"],
+      replyTo: "gala@harbor.example.org",
       primarySlug: `harbor-lights-${org.slug}`,
       isPublic: true,
       eventTags: ["gala", "fundraiser"],

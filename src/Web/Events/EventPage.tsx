@@ -5,9 +5,10 @@ import type { Event } from "../../Events/Domain.js"
 import { type GuestCounts, RSVP_STATUSES } from "../Guests/State.js"
 import { QuotaReached } from "../Invitations/EmailQuota.js"
 import { Badge, Card, PageHeader } from "../Kit/Components.js"
-import { count, plural } from "../Kit/Format.js"
+import { count, dateTimeIn, plural } from "../Kit/Format.js"
 import { type FlashView, Layout, type Member, type Site } from "../Kit/Layout.js"
 import { eventPagePath, EventTime, timeZoneLabel } from "./EventTime.js"
+import { RegistrationCard } from "./RegistrationCard.js"
 
 const Stat = (props: { href: string; value: number; label: string; tone?: string }) => (
   <a class={`stat${props.tone ? ` ${props.tone}` : ""}`} href={props.href}>
@@ -87,6 +88,12 @@ export const EventPage = (props: {
           <dl class="details">
             <dt>Starts</dt>
             <dd><EventTime event={event} /></dd>
+            {event.endDate === null ? null : (
+              <>
+                <dt>Ends</dt>
+                <dd><time datetime={event.endDate}>{dateTimeIn(event.endDate, event.timezone)}</time></dd>
+              </>
+            )}
             <dt>Time zone</dt>
             <dd>{timeZoneLabel(event.timezone)}</dd>
             <dt>Place</dt>
@@ -168,6 +175,8 @@ export const EventPage = (props: {
             {event.ticketingEnabled ? "Ticketing is on: purchases can be recorded for guests." : "No ticketing."}
           </p>
         </Card>
+
+        <RegistrationCard event={event} canEdit={props.canEdit} />
 
         <Card title="Link preview and images" id="preview">
           {event.featuredImage === null ? null : <img class="featured" src={event.featuredImage} alt="Featured image" loading="lazy" />}

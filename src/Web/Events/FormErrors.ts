@@ -31,6 +31,8 @@ const labelOf = (path: ReadonlyArray<string>, values: EventFormValues): { field:
       return item("Column", values.customColumns)
     case "hostUserIds":
       return { field: "hostUserIds", label: "Host" }
+    case "reminders":
+      return { field: "reminders", label: index === undefined ? "Reminders" : `Reminder ${n}` }
     default:
       return { field: head, label: FIELD_LABELS[head] ?? head }
   }
@@ -39,6 +41,7 @@ const labelOf = (path: ReadonlyArray<string>, values: EventFormValues): { field:
 export const FIELD_LABELS: Readonly<Record<string, string>> = {
   name: "Name",
   primaryDate: "Date and time",
+  endDate: "End",
   timezone: "Time zone",
   primarySlug: "Page address",
   locationName: "Place",
@@ -53,7 +56,9 @@ export const FIELD_LABELS: Readonly<Record<string, string>> = {
   rsvpDescription: "Description",
   linkPreviewDescription: "Link preview description",
   featuredImage: "Featured image",
-  capacity: "Capacity"
+  capacity: "Capacity",
+  registrationClosesAt: "Registration closes",
+  replyTo: "Reply-to email"
 }
 
 /** The fields in the order the form shows them, so that the summary reads top to bottom. */
@@ -62,6 +67,7 @@ const FORM_ORDER = [
   "eventTags",
   "isPublic",
   "primaryDate",
+  "endDate",
   "timezone",
   ...LOCATION_FIELDS,
   "virtualLocations",
@@ -74,9 +80,18 @@ const FORM_ORDER = [
   "capacityEnabled",
   "capacity",
   "ticketingEnabled",
+  "registrationOpen",
+  "registrationClosesAt",
+  "registrationApproval",
+  "reminders",
+  "replyTo",
   "customColumns",
   "hostUserIds"
 ]
+
+/** The API's names of the dates as the form calls them (the order of the start and the end). */
+const inFormWords = (message: string) =>
+  message.replace(/^must be after primaryDate$/, "must be after the start").replace(/^must be before the event's endDate \(.*\)$/, "must be before the end")
 
 /** The messages of a refused form, each at its field, in the order of the form. */
 export const fieldErrors = (error: InvalidRequest | Conflict, values: EventFormValues): ReadonlyArray<FieldError> => {
@@ -91,7 +106,7 @@ export const fieldErrors = (error: InvalidRequest | Conflict, values: EventFormV
   }
   return [...issues].sort((a, b) => rank(a.path) - rank(b.path)).map((issue) => {
     const { field, label } = labelOf(issue.path === "" ? [] : issue.path.split("."), values)
-    return { field: field === "" ? "name" : field, message: `${label} ${plainer(issue.message)}` }
+    return { field: field === "" ? "name" : field, message: `${label} ${inFormWords(plainer(issue.message))}` }
   })
 }
 
@@ -106,7 +121,13 @@ const CHANGE_LABELS: Readonly<Record<string, string>> = {
   capacityEnabled: "guest limit",
   ticketingEnabled: "ticketing",
   customColumns: "guest list columns",
-  hostUserIds: "hosts"
+  hostUserIds: "hosts",
+  endDate: "end",
+  registrationOpen: "registration open",
+  registrationClosesAt: "registration closing time",
+  registrationApproval: "approval of registrations",
+  reminders: "reminders",
+  replyTo: "reply-to email"
 }
 
 /** What an edit changed, in words (`updatedFields` of the Event notification). */

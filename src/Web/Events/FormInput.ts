@@ -29,6 +29,16 @@ const apiFields = (values: EventFormValues) => {
     primaryDate = wallTimeToIso(values.primaryDate, values.timezone)
     if (primaryDate === undefined) issues.push(new Issue({ path: "primaryDate", message: "must be a real date and time" }))
   }
+  /** An optional time typed in the event's zone: null when empty, undefined (and an issue) when no time. */
+  const optionalTime = (path: "endDate" | "registrationClosesAt") => {
+    const typed = values[path]
+    if (typed === "" || !isTimeZone(values.timezone)) return typed === "" ? null : undefined
+    const iso = wallTimeToIso(typed, values.timezone)
+    if (iso === undefined) issues.push(new Issue({ path, message: "must be a real date and time" }))
+    return iso
+  }
+  const endDate = optionalTime("endDate")
+  const registrationClosesAt = optionalTime("registrationClosesAt")
   let capacity: number | null = null
   if (values.capacity !== "") {
     if (/^\d{1,9}$/.test(values.capacity)) capacity = Number(values.capacity)
@@ -56,7 +66,13 @@ const apiFields = (values: EventFormValues) => {
     ticketingEnabled: values.ticketingEnabled,
     rsvpQuestions: values.rsvpQuestions.map((q) => ({ title: q.title, description: blankToNull(q.description) })),
     customColumns: lines(values.customColumns),
-    hostUserIds: values.hostUserIds
+    hostUserIds: values.hostUserIds,
+    endDate,
+    registrationOpen: values.registrationOpen,
+    registrationClosesAt,
+    registrationApproval: values.registrationApproval,
+    reminders: values.reminders,
+    replyTo: blankToNull(values.replyTo)
   }
   return { fields, issues }
 }
@@ -78,6 +94,11 @@ export const toCreate = (values: EventFormValues): Effect.Effect<CreateEvent, In
 
 const sameRows = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
+/** The fields typed as times in the event's zone. */
+type Time = "primaryDate" | "endDate" | "registrationClosesAt"
+const TIME_FIELDS: ReadonlyArray<Time> = ["primaryDate", "endDate", "registrationClosesAt"]
+const TIMES: ReadonlyArray<string> = TIME_FIELDS
+
 /**
  * The `PATCH /event/:id` input of an edit form: only the fields the organizer changed, measured
  * against the values the form started from (`original`), so a field changed meanwhile by someone
@@ -94,7 +115,7 @@ export const toUpdate = (
   const changed: Record<string, unknown> = {}
   const keys = Object.keys(fields) as Array<keyof typeof fields>
   for (const key of keys) {
-    if (key === "primaryDate") continue
+    if (TIMES.includes(key)) continue
     const mine = key === "capacity" ? values.capacity : values[key as keyof EventFormValues]
     const before = key === "capacity" ? original.capacity : original[key as keyof EventFormValues]
     const differs = key === "hostUserIds"
@@ -102,17 +123,23 @@ export const toUpdate = (
       : !sameRows(mine, before)
     if (differs) changed[key] = fields[key]
   }
-  // the date is typed as a wall-clock time in the event's zone: a new zone moves the moment too,
-  // unless it stays the same instant (a zone with the same offset)
-  const dateTyped = values.primaryDate !== original.primaryDate || values.timezone !== original.timezone
-  const instantMoved = fields.primaryDate === undefined || Date.parse(fields.primaryDate) !== Date.parse(current.primaryDate)
-  if (dateTyped && instantMoved) changed["primaryDate"] = fields.primaryDate
-  const earlyIssues = dateTyped ? issues : issues.filter((i) => i.path !== "primaryDate")
+  // times are typed as wall-clock times in the event's zone: a new zone moves the moments too,
+  // unless they stay the same instants (a zone with the same offset)
+  const untyped: Array<string> = []
+  for (const key of TIME_FIELDS) {
+    const typed = values[key] !== original[key] || values.timezone !== original.timezone
+    const given = fields[key]
+    const stored = current[key]
+    const moved = given === undefined || given === null || stored === null ? given !== stored : Date.parse(given) !== Date.parse(stored)
+    if (typed && moved) changed[key] = given
+    if (!typed) untyped.push(key)
+  }
+  const earlyIssues = issues.filter((i) => !untyped.includes(i.path))
   const slugChanged = values.noPublicPage !== original.noPublicPage || values.primarySlug !== original.primarySlug
   if (slugChanged) {
     changed["primarySlug"] = values.noPublicPage ? null : values.primarySlug === "" ? slug : values.primarySlug
   }
-  return decodeBody(UpdateEvent, withoutUndefined(changed), earlyIssues.filter((i) => i.path in changed || i.path === "primaryDate"))
+  return decodeBody(UpdateEvent, withoutUndefined(changed), earlyIssues.filter((i) => i.path in changed || TIMES.includes(i.path)))
 }
 
 /** Whether an edit would change nothing at all. */

@@ -1,6 +1,7 @@
 /** The event form, for a new event and for editing one: every field of `POST` / `PATCH /event`. */
-import type { ComponentChildren } from "preact"
-import { BLANK_ROWS, type EventFormValues, type FieldError, MAX_ROWS } from "./FormValues.js"
+import { type EventFormValues, type FieldError, MAX_ROWS } from "./FormValues.js"
+import { Group, Row, withBlanks } from "./FormParts.js"
+import { RegistrationFields } from "./RegistrationFields.js"
 import { FIELD_LABELS } from "./FormErrors.js"
 import { type FlashView, Layout, type Member, PostForm, type Site } from "../Kit/Layout.js"
 import { PageHeader } from "../Kit/Components.js"
@@ -11,28 +12,6 @@ export interface HostOption {
   readonly name: string
   readonly role: string
 }
-
-/** Filled rows, then blank ones to add more (no scripts needed), up to the API's limit. */
-const withBlanks = <A,>(filled: ReadonlyArray<A>, blank: A, max: number): ReadonlyArray<A> => [
-  ...filled,
-  ...Array.from({ length: Math.max(0, Math.min(BLANK_ROWS, max - filled.length)) }, () => blank)
-]
-
-const Group = (props: { legend: string; hint?: string; id?: string; children: ComponentChildren }) => (
-  <fieldset class="event-fieldset" id={props.id}>
-    <legend><h2 class="legend-title">{props.legend}</h2></legend>
-    {props.hint ? <p class="hint">{props.hint}</p> : null}
-    {props.children}
-  </fieldset>
-)
-
-/** One row of a repeated group (`virtualLocations.0.url`...), numbered, its fields side by side. */
-const Row = (props: { legend: string; layout: "two" | "four" | "image"; children: ComponentChildren }) => (
-  <fieldset class="row-group">
-    <legend>{props.legend}</legend>
-    <div class={`row-fields ${props.layout}`}>{props.children}</div>
-  </fieldset>
-)
 
 export const EventFormPage = (props: {
   site: Site
@@ -91,6 +70,7 @@ export const EventFormPage = (props: {
           <Group legend="When">
             <div class="grid-2">
               {text("primaryDate", { type: "datetime-local", required: true, hint: "As the clock shows it where the event is." })}
+              {text("endDate", { type: "datetime-local", hint: "Optional, in the same zone." })}
               <Select
                 name="timezone"
                 label="Time zone"
@@ -190,6 +170,8 @@ export const EventFormPage = (props: {
               hint="Guests' purchases (tickets, donations) can be recorded, and payment status shows on the guest list."
             />
           </Group>
+
+          <RegistrationFields values={values} errorOf={errorOf} />
 
           <Group legend="Guest list columns">
             <TextArea

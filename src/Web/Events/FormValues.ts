@@ -27,6 +27,8 @@ export const EventFormValues = Schema.Struct({
   name: Schema.String,
   /** wall-clock time in `timezone`, as `<input type=datetime-local>` sends it */
   primaryDate: Schema.String,
+  /** the same; empty: no end time */
+  endDate: Schema.String,
   timezone: Schema.String,
   /** empty: made from the name */
   primarySlug: Schema.String,
@@ -54,7 +56,14 @@ export const EventFormValues = Schema.Struct({
   rsvpQuestions: Schema.Array(QuestionRow),
   /** one per line */
   customColumns: Schema.String,
-  hostUserIds: Schema.Array(Schema.String)
+  hostUserIds: Schema.Array(Schema.String),
+  registrationOpen: Schema.Boolean,
+  /** wall-clock time in `timezone`; empty: until the event starts */
+  registrationClosesAt: Schema.String,
+  registrationApproval: Schema.Boolean,
+  /** ISO 8601 durations, one per select, blanks dropped */
+  reminders: Schema.Array(Schema.String),
+  replyTo: Schema.String
 })
 export type EventFormValues = typeof EventFormValues.Type
 
@@ -121,6 +130,9 @@ const Ticked = Schema.transform(Schema.Array(Schema.String), Schema.Array(Schema
 const readFields = fieldsOf(Schema.Struct({
   ...EventFormValues.omit("virtualLocations", "images", "rsvpQuestions").fields,
   primaryDate: WallTime,
+  endDate: WallTime,
+  registrationClosesAt: WallTime,
+  reminders: Ticked,
   eventTags: Lines,
   rsvpDescription: Multiline,
   linkPreviewDescription: Multiline,
@@ -144,6 +156,7 @@ export const originalValues = (form: Form, event: Event): EventFormValues =>
 export const blankValues = (timezone: string, hostUserIds: ReadonlyArray<string>): EventFormValues => ({
   name: "",
   primaryDate: "",
+  endDate: "",
   timezone,
   primarySlug: "",
   noPublicPage: false,
@@ -168,7 +181,12 @@ export const blankValues = (timezone: string, hostUserIds: ReadonlyArray<string>
   ticketingEnabled: false,
   rsvpQuestions: [],
   customColumns: "",
-  hostUserIds
+  hostUserIds,
+  registrationOpen: true,
+  registrationClosesAt: "",
+  registrationApproval: false,
+  reminders: [],
+  replyTo: ""
 })
 
 const orEmpty = (value: string | null) => (value === null ? "" : text(value))
@@ -177,6 +195,7 @@ const orEmpty = (value: string | null) => (value === null ? "" : text(value))
 export const valuesOf = (event: Event): EventFormValues => ({
   name: event.name,
   primaryDate: isoToWallTime(event.primaryDate, event.timezone),
+  endDate: event.endDate === null ? "" : isoToWallTime(event.endDate, event.timezone),
   timezone: event.timezone,
   primarySlug: event.primarySlug ?? "",
   noPublicPage: event.primarySlug === null,
@@ -198,5 +217,10 @@ export const valuesOf = (event: Event): EventFormValues => ({
   ticketingEnabled: event.ticketingEnabled,
   rsvpQuestions: event.rsvpQuestions.map((q) => ({ title: q.title, description: orEmpty(q.description) })),
   customColumns: event.customColumns.join("\n"),
-  hostUserIds: event.hostUserIds
+  hostUserIds: event.hostUserIds,
+  registrationOpen: event.registrationOpen,
+  registrationClosesAt: event.registrationClosesAt === null ? "" : isoToWallTime(event.registrationClosesAt, event.timezone),
+  registrationApproval: event.registrationApproval,
+  reminders: event.reminders,
+  replyTo: event.replyTo ?? ""
 })
