@@ -19,6 +19,7 @@ const statusLabel: Record<string, string> = {
   Declined: "you can't come",
   Maybe: "you might come",
   Waitlisted: "you are on the waitlist",
+  Pending: "your registration awaits the host's approval",
   Invited: "no answer yet"
 }
 
@@ -114,7 +115,7 @@ export const InvitationPage = ({ invitation: { event, full, guest }, site, state
         )
         : null}
       {guest.rsvpStatus === "Waitlisted"
-        ? <div class="flash info" role="status">The event is full, so you are on the waitlist. The host will let you know if a place opens up.</div>
+        ? <div class="flash info" role="status">The event is full, so you are on the waitlist. When a place opens up, it goes to the guest who has waited longest, and you will be coming without answering again.</div>
         : full
         ? <div class="flash info" role="status">The event is full: if you answer yes, you will join the waitlist.</div>
         : null}
