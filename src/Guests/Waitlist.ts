@@ -49,3 +49,12 @@ export const promoted = <Id extends number>(places: Places, queue: ReadonlyArray
 
 /** Whether a guest's move frees a place: it held one (`Accepted`) and holds none after (another status, or removed). */
 export const freesPlace = (before: string, after: string | undefined): boolean => before === "Accepted" && after !== "Accepted"
+
+/**
+ * The statuses an approval of `count` registrations (`Pending`, in the order given) sets: `Accepted`
+ * while places remain, `Waitlisted` past them (CONTRACT §16, "Approval").
+ */
+export const approvedStatuses = (places: Places, count: number): Array<"Accepted" | "Waitlisted"> => {
+  const free = freePlaces(places)
+  return Array.from({ length: count }, (_, i) => (i < free ? "Accepted" : "Waitlisted"))
+}

@@ -3,7 +3,7 @@
  * over stub layers: who takes the free places (those `Waitlisted` longest, never past the
  * capacity, every one when the event stops limiting), when a write frees a place, and what a
  * promotion writes (`Accepted`, a history entry by `system` with the event's id) and publishes
- * (the notifications and change-feed entries of a PUT of those statuses).
+ * (the notifications and change-feed entries of a PUT of those statuses); and an approval's statuses.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -14,7 +14,7 @@ import type { EventRow } from "../../src/Events/EventRow.js"
 import type { GuestListChange } from "../../src/Guests/Changes.js"
 import { GuestNotifications } from "../../src/Guests/GuestNotifications.js"
 import { type GuestRow, GuestsRepo } from "../../src/Guests/GuestsRepo.js"
-import { freePlaces, freesPlace, promoted } from "../../src/Guests/Waitlist.js"
+import { approvedStatuses, freePlaces, freesPlace, promoted } from "../../src/Guests/Waitlist.js"
 import { WaitlistPromotion } from "../../src/Guests/WaitlistPromotion.js"
 import { PublicOrigin } from "../../src/Runtime/PublicOrigin.js"
 import { makeTestLayer } from "../support/TestLayer.js"
@@ -44,6 +44,13 @@ describe("the waitlist's rule", () => {
   it("puts guests without a dated entry behind every dated one, ties by guest", () => {
     const queue = [waiting(9, null), waiting(5, null), waiting(8, 70), waiting(6, 70)]
     expect(promoted({ capacityEnabled: true, capacity: 10, accepted: 0 }, queue)).toEqual([6, 8, 5, 9])
+  })
+
+  it("approves registrations as coming while places remain, on the waitlist past them", () => {
+    expect(approvedStatuses({ capacityEnabled: true, capacity: 5, accepted: 3 }, 4)).toEqual(["Accepted", "Accepted", "Waitlisted", "Waitlisted"])
+    expect(approvedStatuses({ capacityEnabled: true, capacity: 5, accepted: 7 }, 2)).toEqual(["Waitlisted", "Waitlisted"])
+    expect(approvedStatuses({ capacityEnabled: false, capacity: 5, accepted: 7 }, 2)).toEqual(["Accepted", "Accepted"])
+    expect(approvedStatuses({ capacityEnabled: true, capacity: 5, accepted: 0 }, 0)).toEqual([])
   })
 
   it("frees a place when a guest leaves Accepted, by a status or removed", () => {
