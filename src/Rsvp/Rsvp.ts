@@ -6,7 +6,8 @@
  * holds a ticket for the door (docs/integrators.md#calendar-files-and-tickets), made with the answer (or, for a guest set to
  * `Accepted` by the organizers, when the page is first shown) and the same ever after. A guest who
  * gives up their place ("No, I can't make it") hands it to the waitlist in the same transaction
- * (Guests/WaitlistPromotion.ts).
+ * (Guests/WaitlistPromotion.ts). A registration awaiting approval (`Pending`) stays so whatever the
+ * guest answers but "no": only the host's approval gives it a place.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
@@ -95,8 +96,10 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
           const current = yield* load(slug, token)
           if (Option.isNone(current)) return Option.none()
           const { event, full, guest, row } = current.value
-          const waitlisted = input.rsvpStatus === "Accepted" && full
-          const rsvpStatus: RsvpStatus = waitlisted ? "Waitlisted" : input.rsvpStatus
+          // a registration awaiting approval stays so: only the host's approval gives a place (the guest may still withdraw)
+          const awaiting = row.rsvp_status === "Pending" && input.rsvpStatus !== "Declined"
+          const waitlisted = !awaiting && input.rsvpStatus === "Accepted" && full
+          const rsvpStatus: RsvpStatus = awaiting ? "Pending" : waitlisted ? "Waitlisted" : input.rsvpStatus
           const questions = rsvpQuestionsOf(event)
           const responses: Array<QuestionResponse> = questions.flatMap((q, i) => {
             const text = (input.answers[i] ?? "").trim()

@@ -4,7 +4,8 @@
  * import, and a raised or disabled capacity on `PATCH /event/:id`. Each time, the guest waiting
  * longest becomes `Accepted` in the same request, with a history entry by `system` (the event's
  * id), the `EventPerson` and `GuestList` notifications a PUT of that status sends, and a change of
- * the guest in the feed. And `Pending`, a status like the others. The rule itself:
+ * the guest in the feed. And `Pending`, a status like the others, which a guest's own "yes" on the
+ * RSVP page does not turn into a place. The rule itself:
  * test/unit/waitlist.test.ts; its order and concurrency on both engines: test/repo/waitlist.test.ts.
  */
 import { describe, expect, layer } from "@effect/vitest"
@@ -164,5 +165,17 @@ layer(testServer({ WEBHOOK_RETRY_SCHEDULE: "100ms" }), { excludeTestServices: tr
       const page = yield* browser.get(`/app/events/${s.event.eventId}/guests?status=Pending`)
       expect(textOf(page.html)).toContain("2 guests match")
       expect(textOf(page.html)).toContain("Pending (2)")
+      // on the RSVP page, a registration awaiting approval stays so when the guest says yes, not when they say no
+      const links = (yield* s.request("GET", `/event/${s.event.eventId}/guestlist/search?personIds=${s.first},${s.second}&generateRsvpLinks=true`))
+        .guests as Array<Record<string, string>>
+      const linkOf = (personId: string) => links.find((g) => g.personId === personId)!.rsvpLink!
+      const rsvpPage = yield* Effect.promise(() => s.server.fetch(new URL(linkOf(s.first)).pathname + new URL(linkOf(s.first)).search).then((r) => r.text()))
+      expect(textOf(rsvpPage)).toContain("Your registration awaits the host's approval.")
+      expect(rsvpPage).not.toContain(`value="Maybe"`)
+      expect((yield* answerRsvp(s.server.url, linkOf(s.first), "Accepted")).status).toBe(303)
+      expect((yield* answerRsvp(s.server.url, linkOf(s.second), "Declined")).status).toBe(303)
+      const after = yield* s.statuses
+      expect([after.first!.rsvpStatus, after.second!.rsvpStatus]).toEqual(["Pending", "Declined"])
+      expect(after.first!.rsvpStatusHistory.at(-1)).toMatchObject({ status: "Pending", actorType: "eventPerson" })
     }))
 })
