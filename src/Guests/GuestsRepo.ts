@@ -2,8 +2,8 @@
  * The guest list in the database (`event_guests`, `invites`, `rsvp_history`), as one service whose
  * statements live in four parts: the list's reads (GuestListRepo.ts), one link at a time
  * (GuestLinksRepo.ts), CSV exports and imports (GuestImportsRepo.ts), and the waitlist
- * (WaitlistRepo.ts). Its rows and what its
- * queries take are GuestRows.ts and LinkBatches.ts (re-exported here).
+ * (WaitlistRepo.ts). Its rows and what its queries take are GuestRows.ts and LinkBatches.ts
+ * (re-exported here).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
