@@ -21,6 +21,7 @@ import { Ids } from "./Domain/Ids.js"
 import { Events } from "./Events/Events.js"
 import { EventsHttp } from "./Events/Http.js"
 import { GuestLists } from "./Guests/GuestLists.js"
+import { EventUpdates } from "./Guests/EventUpdates.js"
 import { GuestsHttp } from "./Guests/Http.js"
 import { EventHistoryLive, GuestLinksLive } from "./Guests/Ports.js"
 import { WebhookSamplesLive } from "./Guests/WebhookSamples.js"
@@ -84,6 +85,7 @@ export const ServicesLive = Layer.mergeAll(
   CustomFields.Default,
   Events.Default,
   GuestLists.Default,
+  EventUpdates.Default,
   Payments.Default,
   Registrations.Default,
   Calendars.Default,

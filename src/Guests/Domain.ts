@@ -7,10 +7,20 @@ import { KeyedRecord } from "../Domain/Keyed.js"
 import { atLeast, type Role } from "../Domain/Role.js"
 import { Payment, PaymentStatus } from "../Payments/Domain.js"
 
-export const RsvpStatus = Schema.Literal("Invited", "Accepted", "Declined", "Maybe", "Waitlisted")
+export const RsvpStatus = Schema.Literal("Invited", "Accepted", "Declined", "Maybe", "Waitlisted", "Pending")
 export type RsvpStatus = typeof RsvpStatus.Type
 /** Whether a stored status is one of the API's (the column has no CHECK constraint). */
 export const isRsvpStatus = Schema.is(RsvpStatus)
+/** A count for each RSVP status, every one at zero. */
+export const zeroByStatus = (): Record<RsvpStatus, number> =>
+  Object.fromEntries(RsvpStatus.literals.map((status) => [status, 0])) as Record<RsvpStatus, number>
+
+/**
+ * Who made an RSVP history entry (`actorType`): a member signed in, an API key, the guest, or the
+ * service itself (a waitlist promotion, whose `actorId` is the event's id).
+ */
+export const ActorType = Schema.Literal("user", "apiKey", "eventPerson", "system")
+export type ActorType = typeof ActorType.Type
 
 export const AttendanceStatus = Schema.Literal("Attended", "No Show")
 export type AttendanceStatus = typeof AttendanceStatus.Type
@@ -23,7 +33,9 @@ export const SmsConsent = Schema.Struct({
 export const HistoryEntry = Schema.Struct({
   status: Schema.String,
   actorId: Schema.String,
-  actorType: Schema.String,
+  actorType: Schema.String.annotations({
+    description: "user, apiKey, eventPerson, or system (a waitlist promotion: actorId is then the event's id)"
+  }),
   createdAt: Schema.String
 }).annotations({ identifier: "RsvpHistoryEntry" })
 

@@ -1,7 +1,8 @@
 /**
  * A guest-list import's plan written (GuestsCsv.ts): one transaction of set-based statements whose
  * rows were all made before it (GuestImportStatements.ts), a turn of the event loop between
- * statements, then its notifications (GuestImportNotifications.ts) and its changes. `ImportRaced`
+ * statements, then its notifications (GuestImportNotifications.ts) and its changes, and the places
+ * it freed filled from the waitlist (WaitlistPromotion.ts). `ImportRaced`
  * when the database no longer agrees with the plan.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -20,6 +21,8 @@ import { GuestImportNotifications } from "./GuestImportNotifications.js"
 import type { GuestPlan } from "./GuestImportPlan.js"
 import { prepareStatements } from "./GuestImportStatements.js"
 import { GuestsRepo } from "./GuestsRepo.js"
+import { freesPlace } from "./Waitlist.js"
+import { WaitlistPromotion } from "./WaitlistPromotion.js"
 
 /** Between an import's plan and its transaction, another write touched the same contacts or guests. */
 export class ImportRaced extends Data.TaggedError("ImportRaced") {}
@@ -52,6 +55,7 @@ export class GuestImportWrites extends Effect.Service<GuestImportWrites>()("Conv
     const notifications = yield* GuestImportNotifications
     const ids = yield* Ids
     const changeFeed = yield* Changes
+    const waitlist = yield* WaitlistPromotion
 
     /**
      * Writes a plan in one transaction of set-based statements whose rows were all made before
@@ -74,10 +78,19 @@ export class GuestImportWrites extends Effect.Service<GuestImportWrites>()("Conv
           yield* runBatches(statements.history, (batch) => repo.addHistoryMany(event.id, organizationId, caller.actor, batch, at), true)
           yield* notifications.notify(caller, event, plan, at)
           yield* changeFeed.record(organizationId, statements.recorded)
+          const freed = plan.guests.some((g) => g.mode === "listed" && freesPlace(g.start.rsvp_status, g.values.rsvp_status))
+          yield* waitlist.afterWrite(event, freed, at)
         }).pipe(sql.withTransaction, onUniqueViolation(() => new ImportRaced()))
       })
 
     return { writePlan } as const
   }),
-  dependencies: [GuestsRepo.Default, PersonWrites.Default, GuestImportNotifications.Default, Ids.Default, Changes.Default]
+  dependencies: [
+    GuestsRepo.Default,
+    PersonWrites.Default,
+    GuestImportNotifications.Default,
+    Ids.Default,
+    Changes.Default,
+    WaitlistPromotion.Default
+  ]
 }) {}

@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import { dialectOf } from "../Db/Dialect.js"
 import type { DirectSqlShape } from "../Db/DirectSql.js"
 import type { EventRowId, GuestRowId, OrganizationRowId, PersonRowId } from "../Domain/RowIds.js"
+import type { ActorType } from "./Domain.js"
 import { HISTORY_ENTRIES, LinkRow } from "./GuestRows.js"
 
 const ActiveLinkRow = Schema.Struct({ ...LinkRow.fields, public_id: Schema.String })
@@ -65,7 +66,7 @@ export const guestLinkStatements = (sql: SqlClient.SqlClient, direct: DirectSqlS
   const addHistory = (row: {
     guestId: GuestRowId
     status: string
-    actorType: string
+    actorType: ActorType
     actorId: string
     actionType: "added" | "updated"
     at: string

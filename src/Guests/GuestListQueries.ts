@@ -11,7 +11,7 @@ import type { Caller } from "../Domain/Caller.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
 import { nowIso } from "../Domain/Time.js"
 import { Events } from "../Events/Events.js"
-import { isRsvpStatus, type RsvpStatus, seesPayments } from "./Domain.js"
+import { isRsvpStatus, seesPayments, zeroByStatus } from "./Domain.js"
 import { GuestInvites } from "./GuestInvites.js"
 import { GuestRenderer } from "./GuestRenderer.js"
 import { type GuestPageQuery, GuestsRepo } from "./GuestsRepo.js"
@@ -57,9 +57,9 @@ export class GuestListQueries extends Effect.Service<GuestListQueries>()("Conven
     const counts = Effect.fn("GuestLists.counts")(function*(caller: Caller, eventId: string) {
       const event = yield* events.find(caller, eventId)
       const rows = yield* repo.counts(event.id).pipe(Effect.orDie)
-      const byStatus: Record<RsvpStatus, number> = { Invited: 0, Accepted: 0, Declined: 0, Maybe: 0, Waitlisted: 0 }
+      const byStatus = zeroByStatus()
       /** Checked-in guests by their RSVP status (who came after saying yes, who came anyway). */
-      const attendedByStatus: Record<RsvpStatus, number> = { Invited: 0, Accepted: 0, Declined: 0, Maybe: 0, Waitlisted: 0 }
+      const attendedByStatus = zeroByStatus()
       let attended = 0
       for (const row of rows) {
         if (isRsvpStatus(row.rsvp_status)) {

@@ -2,7 +2,8 @@
  * Atomic batches that add, update and remove guests (docs/integrators.md#guest-lists). Every batch
  * runs in one transaction: an invalid item anywhere leaves nothing applied. The persons a batch
  * names are found, created and filled by Persons (`PersonWrites`). Each batch notifies
- * (GuestNotifications.ts) and records its changes in the change feed in its transaction.
+ * (GuestNotifications.ts) and records its changes in the change feed in its transaction; one that
+ * frees places fills them from the waitlist there too (WaitlistPromotion.ts).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
@@ -25,6 +26,8 @@ import { type GuestUpdate, historyFull, MAX_HISTORY_ENTRIES, type NewGuest } fro
 import { GuestNotifications } from "./GuestNotifications.js"
 import { GuestRenderer } from "./GuestRenderer.js"
 import { GuestsRepo } from "./GuestsRepo.js"
+import { freesPlace } from "./Waitlist.js"
+import { WaitlistPromotion } from "./WaitlistPromotion.js"
 
 /** The path of the first custom column an update names that the event does not have, if any. */
 const unknownColumn = (event: EventRow, items: ReadonlyArray<GuestUpdate>) => {
@@ -46,6 +49,7 @@ export class GuestListWrites extends Effect.Service<GuestListWrites>()("Convene/
     const notifications = yield* GuestNotifications
     const ids = yield* Ids
     const changeFeed = yield* Changes
+    const waitlist = yield* WaitlistPromotion
 
     /** A batch applies whole or not at all; a unique-key race with another writer asks for a retry. */
     const oneBatch = <A, E, R>(batch: Effect.Effect<A, E, R>) =>
@@ -178,8 +182,10 @@ export class GuestListWrites extends Effect.Service<GuestListWrites>()("Convene/
         const statusChanges = guestIds.flatMap((id) => statusChange(id, before.get(id)!, state.get(id)!))
         const personIdOf = new Map([...links].map(([personId, link]) => [link.id, personId]))
         const did = { affected: guestIds.filter((id) => affected.has(id)), updated: affected.size, statusChanges }
-        return yield* published(caller, event, guestIds, at, did, (change) =>
+        const change = yield* published(caller, event, guestIds, at, did, (change) =>
           change.affected.map((id) => guestChange("updated", personIdOf.get(id)!, event.public_id)))
+        yield* waitlist.afterWrite(event, statusChanges.some((s) => freesPlace(s.previousStatus, s.rsvpStatus)), at)
+        return change
       }).pipe(oneBatch)
     })
 
@@ -205,6 +211,7 @@ export class GuestListWrites extends Effect.Service<GuestListWrites>()("Convene/
         const change = guestListChange(event, loaded, at, { affected: guestIds, removed: guestIds.length })
         yield* notifications.guestListChanged(caller.organizationId, change)
         yield* changeFeed.record(caller.organizationId, removed)
+        yield* waitlist.afterWrite(event, loaded.rows.some((row) => freesPlace(row.rsvp_status, undefined)), at)
         return change
       }).pipe(oneBatch)
     })
@@ -218,6 +225,7 @@ export class GuestListWrites extends Effect.Service<GuestListWrites>()("Convene/
     Events.Default,
     GuestNotifications.Default,
     Ids.Default,
-    Changes.Default
+    Changes.Default,
+    WaitlistPromotion.Default
   ]
 }) {}

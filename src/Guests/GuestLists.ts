@@ -4,7 +4,7 @@
  * (search, counts, pages, one guest) are GuestListQueries.ts; the atomic batches that add, update
  * and remove guests GuestListWrites.ts, the only writer of guests with GuestInvites.ts (a guest's
  * RSVP link, and its own answer on the RSVP page, `recordAnswer`); CSV export and import
- * GuestsCsv.ts.
+ * GuestsCsv.ts; approving or declining registrations Approvals.ts.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
@@ -20,6 +20,7 @@ import { guestPayments, noPurchase } from "../Payments/GuestPayments.js"
 import { PaymentReads } from "../Payments/PaymentReads.js"
 import { PublicOrigin } from "../Runtime/PublicOrigin.js"
 import type { Guest } from "./Domain.js"
+import { Approvals } from "./Approvals.js"
 import { GuestInvites } from "./GuestInvites.js"
 import { paymentTail, rsvpLinkOpen, sharedTail } from "./GuestJson.js"
 import { GuestListQueries } from "./GuestListQueries.js"
@@ -64,6 +65,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     const writes = yield* GuestListWrites
     const invites = yield* GuestInvites
     const csv = yield* GuestsCsv
+    const approvals = yield* Approvals
     const listBatch = dialectOf(sql).streamBatch(LIST_BATCH)
 
     /**
@@ -107,6 +109,8 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       add: writes.add,
       update: writes.update,
       remove: writes.remove,
+      /** Approves or declines registrations awaiting approval (Approvals.ts). */
+      decide: approvals.decide,
       render: renderer.render,
       counts: queries.counts,
       page: queries.page,
@@ -129,6 +133,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
     GuestListWrites.Default,
     GuestInvites.Default,
     GuestsCsv.Default,
+    Approvals.Default,
     StreamSlots.Default
   ]
 }) {}

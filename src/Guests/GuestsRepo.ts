@@ -1,8 +1,9 @@
 /**
  * The guest list in the database (`event_guests`, `invites`, `rsvp_history`), as one service whose
- * statements live in three parts: the list's reads (GuestListRepo.ts), one link at a time
- * (GuestLinksRepo.ts), and CSV exports and imports (GuestImportsRepo.ts). Its rows and what its
- * queries take are GuestRows.ts and LinkBatches.ts (re-exported here).
+ * statements live in four parts: the list's reads (GuestListRepo.ts), one link at a time
+ * (GuestLinksRepo.ts), CSV exports and imports (GuestImportsRepo.ts), and the waitlist
+ * (WaitlistRepo.ts). Its rows and what its queries take are GuestRows.ts and LinkBatches.ts
+ * (re-exported here).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
@@ -10,6 +11,7 @@ import { DirectSql } from "../Db/DirectSql.js"
 import { guestImportStatements } from "./GuestImportsRepo.js"
 import { guestLinkStatements } from "./GuestLinksRepo.js"
 import { guestListReads } from "./GuestListRepo.js"
+import { waitlistStatements } from "./WaitlistRepo.js"
 
 export {
   ExportGuestRow,
@@ -41,7 +43,8 @@ export class GuestsRepo extends Effect.Service<GuestsRepo>()("Convene/GuestsRepo
     return {
       ...guestListReads(sql, direct),
       ...guestLinkStatements(sql, direct),
-      ...guestImportStatements(sql, direct)
+      ...guestImportStatements(sql, direct),
+      ...waitlistStatements(sql, direct)
     } as const
   })
 }) {}

@@ -4,7 +4,10 @@
  * and answering updates the guest as the REST API shows it, with a history entry by the guest
  * (`eventPerson`) and the `EventPerson` notification, in one transaction. A guest who answered yes
  * holds a ticket for the door (docs/integrators.md#calendar-files-and-tickets), made with the answer (or, for a guest set to
- * `Accepted` by the organizers, when the page is first shown) and the same ever after.
+ * `Accepted` by the organizers, when the page is first shown) and the same ever after. A guest who
+ * gives up their place ("No, I can't make it") hands it to the waitlist in the same transaction
+ * (Guests/WaitlistPromotion.ts). A registration awaiting approval (`Pending`) stays so whatever the
+ * guest answers but "no": only the host's approval gives it a place.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
@@ -23,6 +26,8 @@ import { GuestNotifications } from "../Guests/GuestNotifications.js"
 import { type GuestRow, GuestReads } from "../Guests/GuestReads.js"
 import { renderGuests } from "../Guests/GuestView.js"
 import { Tickets } from "../Guests/Tickets.js"
+import { freesPlace } from "../Guests/Waitlist.js"
+import { WaitlistPromotion } from "../Guests/WaitlistPromotion.js"
 import { PersonWrites } from "../Persons/PersonWrites.js"
 import { PublicOrigin } from "../Runtime/PublicOrigin.js"
 
@@ -63,6 +68,7 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
     const notifications = yield* GuestNotifications
     const tickets = yield* Tickets
     const changeFeed = yield* Changes
+    const waitlist = yield* WaitlistPromotion
 
     const load = (slug: string, token: string) =>
       Effect.gen(function*() {
@@ -90,8 +96,10 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
           const current = yield* load(slug, token)
           if (Option.isNone(current)) return Option.none()
           const { event, full, guest, row } = current.value
-          const waitlisted = input.rsvpStatus === "Accepted" && full
-          const rsvpStatus: RsvpStatus = waitlisted ? "Waitlisted" : input.rsvpStatus
+          // a registration awaiting approval stays so: only the host's approval gives a place (the guest may still withdraw)
+          const awaiting = row.rsvp_status === "Pending" && input.rsvpStatus !== "Declined"
+          const waitlisted = !awaiting && input.rsvpStatus === "Accepted" && full
+          const rsvpStatus: RsvpStatus = awaiting ? "Pending" : waitlisted ? "Waitlisted" : input.rsvpStatus
           const questions = rsvpQuestionsOf(event)
           const responses: Array<QuestionResponse> = questions.flatMap((q, i) => {
             const text = (input.answers[i] ?? "").trim()
@@ -123,6 +131,7 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
           }
           yield* notifications.statusesChanged(event.organization_id, change)
           yield* changeFeed.record(event.organization_id, [guestChange("updated", guest.personId, event.public_id)])
+          yield* waitlist.afterWrite(event, freesPlace(row.rsvp_status, rsvpStatus), at)
           return Option.some({ rsvpStatus, waitlisted })
         }).pipe(sql.withTransaction)
       }).pipe(Effect.catchTag("SqlError", (error) => Effect.die(error)))
@@ -137,6 +146,7 @@ export class Rsvp extends Effect.Service<Rsvp>()("Convene/Rsvp", {
     PublicOrigin.Default,
     GuestNotifications.Default,
     Tickets.Default,
-    Changes.Default
+    Changes.Default,
+    WaitlistPromotion.Default
   ]
 }) {}

@@ -158,7 +158,7 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV in the dashbo
         const formText = textOf(form.html)
         expect(formText).toContain("Import guests")
         expect(formText).toContain("column:Table")
-        expect(formText).toContain("RSVP status: Invited, Accepted, Declined, Maybe or Waitlisted")
+        expect(formText).toContain("RSVP status: Invited, Accepted, Declined, Maybe, Waitlisted or Pending")
 
         // the typo is in the first row
         const typo = yield* upload(member.browser, `${list}/import`, { name: "guests.csv", text: guestsFile(label, 300, new Set([1])) })
@@ -170,7 +170,7 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV in the dashbo
         expect(text).toContain("Check guests.csv before anything is written.")
         expect(text).toMatch(/300 rows read 299 added to the list 299 new contacts 0 updated 0 unchanged 2 errors/)
         // every error of the row, in the file's column order
-        expect(text).toContain("Row 1 E-mail must be an email address Row 1 RSVP status must be one of Invited, Accepted, Declined, Maybe or Waitlisted")
+        expect(text).toContain("Row 1 E-mail must be an email address Row 1 RSVP status must be one of Invited, Accepted, Declined, Maybe, Waitlisted or Pending")
         expect(text).toContain("Shoe size Ignored: unknown column")
         expect(text).toContain("RSVP status → RSVP status")
         expect(text).toContain("Dietary needs → Dietary restrictions")

@@ -151,7 +151,11 @@ layer(testServer({ WEBHOOK_RETRY_SCHEDULE: "100ms", WEBHOOK_TIMEOUT: "2 seconds"
         expect(ticketOf((yield* rsvpPage(server, g["Ada"]!.link)).html)).toBe(code)
         yield* answer(server, g["Ada"]!.link, "Maybe")
         expect(ticketOf((yield* rsvpPage(server, g["Ada"]!.link)).html)).toBeUndefined()
+        // her place went to Eve, who was waiting (CONTRACT §16): Ada's yes again waits until Eve gives it back
+        expect(ticketOf((yield* rsvpPage(server, g["Eve"]!.link)).html)).toMatch(CODE)
         yield* answer(server, g["Ada"]!.link, "Accepted")
+        expect(ticketOf((yield* rsvpPage(server, g["Ada"]!.link)).html)).toBeUndefined()
+        yield* answer(server, g["Eve"]!.link, "Declined")
         expect(ticketOf((yield* rsvpPage(server, g["Ada"]!.link)).html)).toBe(code)
       }))
 

@@ -88,7 +88,7 @@ layer(testDatabase(), { excludeTestServices: true })("guest lists over the datab
 
       // counts by status and attendance
       const counts = yield* lists.counts(caller, gala.eventId)
-      expect(counts.byStatus).toEqual({ Invited: 1, Accepted: 1, Declined: 1, Maybe: 0, Waitlisted: 0 })
+      expect(counts.byStatus).toEqual({ Invited: 1, Accepted: 1, Declined: 1, Maybe: 0, Waitlisted: 0, Pending: 0 })
       expect(counts.attended).toBe(1)
       expect(counts.total).toBe(3)
 

@@ -3,6 +3,7 @@ import type { Guest } from "../../Guests/Domain.js"
 import { type EventSummary, eventPath } from "../Events/Summary.js"
 import { Card, CopyField, PageHeader } from "../Kit/Components.js"
 import { type FlashView, Layout, type Member, PostForm, type Site } from "../Kit/Layout.js"
+import { ApprovalForm } from "./Approval.js"
 import type { HistoryLine } from "./History.js"
 import { ATTENDANCE_CHOICES, guestPath, listQuery, type ListState, RSVP_STATUSES } from "./State.js"
 import { ATTENDANCE_LABELS, AttendanceBadge, RsvpBadge, StateFields } from "./Statuses.js"
@@ -48,6 +49,7 @@ export const GuestPage = (props: {
           {props.canWrite
             ? (
               <div class="guest-forms">
+                {guest.rsvpStatus === "Pending" ? <ApprovalForm site={site} member={props.member} event={event} guest={guest} state={state} /> : null}
                 <PostForm action={action("/rsvp")} csrf={props.member.csrf} class="inline-choice">
                   <StateFields state={state} />
                   <div class="field">

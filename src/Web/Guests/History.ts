@@ -30,6 +30,9 @@ export interface ActorWords {
   readonly guest: string
 }
 
+/** Who made a waitlist promotion's entry (`system`): the same words on every page. */
+const SYSTEM = "Convene, from the waitlist"
+
 /** The history of guests' rows as `viewer` reads it, with the members and keys it may name looked up once. */
 export const guestHistory = Effect.map(Effect.all([Members, ApiTokens]), ([members, tokens]) => (viewer: Viewer, words: ActorWords) =>
   Effect.gen(function*() {
@@ -45,6 +48,7 @@ export const guestHistory = Effect.map(Effect.all([Members, ApiTokens]), ([membe
       if (actorType === "user") return actorId === viewer.caller.actor.id ? words.you : words.member(names.get(`user:${actorId}`))
       if (actorType === "apiKey") return words.apiKey(names.get(`apiKey:${actorId}`))
       if (actorType === "eventPerson") return words.guest
+      if (actorType === "system") return SYSTEM
       return actorType
     }
     return (row: GuestRow, timezone: string): ReadonlyArray<HistoryLine> =>

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import { csvResponse } from "../../Csv/CsvExport.js"
 import { InvalidRequest } from "../../Domain/Errors.js"
 import { Events } from "../../Events/Events.js"
+import { RsvpStatus } from "../../Guests/Domain.js"
 import { GuestLists } from "../../Guests/GuestLists.js"
 import type { GuestImportReport } from "../../Guests/GuestsCsv.js"
 import { type EventColumns, eventColumnsOf, type GuestColumn, guestColumns, type GuestKey, importSpec } from "../../Guests/GuestsCsvColumns.js"
@@ -45,7 +46,7 @@ const COLUMN_HELP: Partial<Readonly<Record<GuestColumn, string>>> = {
   phone: "Phone number, kept only when the contact has none",
   company: "Company, kept only when the contact has none",
   position: "Position, kept only when the contact has none",
-  rsvpStatus: "RSVP status: Invited, Accepted, Declined, Maybe or Waitlisted",
+  rsvpStatus: `RSVP status: ${RsvpStatus.literals.slice(0, -1).join(", ")} or ${RsvpStatus.literals.at(-1)}`,
   attendanceStatus: "Attendance: Attended or No Show",
   dietaryRestrictions: "Dietary restrictions, separated by ;",
   rsvpNote: "The guest's note"

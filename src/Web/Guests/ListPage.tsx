@@ -108,6 +108,14 @@ export const GuestListPage = (props: {
                 <optgroup label="Set the RSVP status to">
                   {RSVP_STATUSES.map((s) => <option value={`rsvp:${s}`}>{s}</option>)}
                 </optgroup>
+                {props.counts.byStatus.Pending > 0
+                  ? (
+                    <optgroup label="Registrations awaiting approval">
+                      <option value="approve">Approve (coming, or waitlisted when full)</option>
+                      <option value="decline">Decline</option>
+                    </optgroup>
+                  )
+                  : null}
                 <optgroup label="Attendance">
                   <option value="attendance:Attended">Check in</option>
                   <option value="attendance:No Show">Mark as no-show</option>

@@ -6,6 +6,7 @@ import { plural } from "../Kit/Format.js"
 import type { Site } from "../Kit/Layout.js"
 import { GUESTS_PER_PAGE, guestPath, listQuery, type ListState } from "./State.js"
 import { AttendanceBadge, RsvpBadge, StateFields } from "./Statuses.js"
+import { ApprovalButtons } from "./Approval.js"
 
 /** A guest's check-in, or its undo, posted with the list's own form (its place kept). */
 const CheckInButton = ({ event, guest, site }: { site: Site; event: EventSummary; guest: Guest }) => {
@@ -60,6 +61,7 @@ const GuestRows = (props: { site: Site; event: EventSummary; guests: ReadonlyArr
               <td data-label="RSVP"><RsvpBadge status={g.rsvpStatus} /></td>
               <td data-label="Attendance"><AttendanceBadge status={g.attendanceStatus} /></td>
               <td class="num row-actions">
+                {props.canWrite && g.rsvpStatus === "Pending" ? <ApprovalButtons site={props.site} event={props.event} guest={g} /> : null}
                 {props.canWrite ? <CheckInButton site={props.site} event={props.event} guest={g} /> : null}
                 <a class="button small ghost" href={detail} aria-label={`Details of ${g.name}`}>Details</a>
               </td>

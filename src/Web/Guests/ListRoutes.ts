@@ -18,7 +18,7 @@ import type { Viewer } from "../Kit/Viewer.js"
 import { Web } from "../Kit/Web.js"
 import { GuestListPage } from "./ListPage.js"
 import { Attendance, GUESTS_PER_PAGE, listFields, listPath, ListState } from "./State.js"
-import { attendanceValue, historyFull, MAX_BATCH, someNames } from "./Words.js"
+import { attendanceValue, decidedMessage, historyFull, MAX_BATCH, NOTHING_PENDING, someNames } from "./Words.js"
 
 /** What the selection's form posts: the ticked guests, and what to do with them. */
 const BulkForm = Schema.Struct({ personIds: Schema.propertySignature(Selection).pipe(Schema.fromKey("personId")), action: Schema.String })
@@ -104,7 +104,7 @@ export const ListRoutesLive = HttpApiBuilder.Router.use((router) =>
         })
       })
 
-    /** A selection's RSVP status or attendance, or its removal (confirmed first). */
+    /** A selection's RSVP status or attendance, its approval or decline (registrations), or its removal (confirmed first). */
     yield* router.post(
       "/app/events/:id/guests/bulk",
       web.action("Team Member", (viewer, form) =>
@@ -119,6 +119,13 @@ export const ListRoutesLive = HttpApiBuilder.Router.use((router) =>
           if (personIds.length > MAX_BATCH) return yield* refuse(`Select at most ${MAX_BATCH} guests at a time.`)
           if (action === "remove") return yield* remove(viewer, form, id, event, personIds, state)
 
+          if (action === "approve" || action === "decline") {
+            return yield* web.perform(viewer, guestLists.decide(viewer.caller, id, personIds, action), {
+              to: back,
+              done: (decided) => decidedMessage(action, decided) ?? refuse(NOTHING_PENDING),
+              failed: (error) => (error._tag === "Conflict" ? historyFull("One of the selected guests") : NOT_ON_LIST)
+            })
+          }
           const [kind, value = ""] = action.split(/:(.*)/s)
           if (kind === "rsvp" && isRsvp(value)) {
             return yield* web.perform(viewer, guestLists.update(viewer.caller, id, personIds.map((personId) => ({ personId, rsvpStatus: value }))), {

@@ -2,7 +2,7 @@
 import { Badge } from "../Kit/Components.js"
 import type { AttendanceChoice, ListState, RsvpChoice } from "./State.js"
 
-const RSVP_TONES = { Invited: "neutral", Accepted: "good", Declined: "bad", Maybe: "warn", Waitlisted: "info" } as const
+const RSVP_TONES = { Invited: "neutral", Accepted: "good", Declined: "bad", Maybe: "warn", Waitlisted: "info", Pending: "warn" } as const
 
 /** The RSVP status, written out (colour only helps). */
 export const RsvpBadge = ({ status }: { status: string }) => (

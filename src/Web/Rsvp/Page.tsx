@@ -19,6 +19,7 @@ const statusLabel: Record<string, string> = {
   Declined: "you can't come",
   Maybe: "you might come",
   Waitlisted: "you are on the waitlist",
+  Pending: "your registration awaits the host's approval",
   Invited: "no answer yet"
 }
 
@@ -102,7 +103,7 @@ export const InvitationPage = ({ invitation: { event, full, guest }, site, state
   const answered = new Map(guest.rsvpQuestionResponses.map((r) => [r.title, r.answers.join(", ")]))
   const dietary = guest.dietaryRestrictions ?? []
   const other = dietary.filter((d) => !(DIETARY_OPTIONS as ReadonlyArray<string>).includes(d)).join(", ")
-  const current = guest.rsvpStatus === "Waitlisted" ? "Accepted" : guest.rsvpStatus
+  const current = guest.rsvpStatus === "Waitlisted" || guest.rsvpStatus === "Pending" ? "Accepted" : guest.rsvpStatus
   return (
     <PlainLayout site={site} title={`${event.name}: RSVP`}>
       {state.error ? <div class="flash error" role="alert">{state.error}</div> : null}
@@ -113,8 +114,10 @@ export const InvitationPage = ({ invitation: { event, full, guest }, site, state
           </div>
         )
         : null}
-      {guest.rsvpStatus === "Waitlisted"
-        ? <div class="flash info" role="status">The event is full, so you are on the waitlist. The host will let you know if a place opens up.</div>
+      {guest.rsvpStatus === "Pending"
+        ? <div class="flash info" role="status">Your registration awaits the host's approval. If you can no longer come, say so below.</div>
+        : guest.rsvpStatus === "Waitlisted"
+        ? <div class="flash info" role="status">The event is full, so you are on the waitlist. When a place opens up, it goes to the guest who has waited longest, and you will be coming without answering again.</div>
         : full
         ? <div class="flash info" role="status">The event is full: if you answer yes, you will join the waitlist.</div>
         : null}
@@ -126,7 +129,7 @@ export const InvitationPage = ({ invitation: { event, full, guest }, site, state
         <fieldset>
           <legend>Will you attend, {guest.firstName}?</legend>
           <Choice value="Accepted" label="Yes, I will be there" current={current} />
-          <Choice value="Maybe" label="Maybe" current={current} />
+          {guest.rsvpStatus === "Pending" ? null : <Choice value="Maybe" label="Maybe" current={current} />}
           <Choice value="Declined" label="No, I can't make it" current={current} />
         </fieldset>
         {questions.map((q, i) => (
