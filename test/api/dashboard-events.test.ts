@@ -279,6 +279,27 @@ layer(testServer(), { excludeTestServices: true })("dashboard events", (it) => {
         expect(page.html).toContain("Saved “Board Meeting (moved)”")
       }))
 
+    it.effect("a capacity raised in the form moves the waitlist, as PATCH /event/:id does", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const browser = yield* admin
+        const event = yield* createEvent(server, { name: "Workshop", capacityEnabled: true, capacity: 1 })
+        const added = expectStatus(yield* server.request("POST", `/event/${event.eventId}/guestlist`, {
+          body: { guests: [{ email: "form-holder@example.com", firstName: "Holder", lastName: "Guest" }, { email: "form-waiting@example.com", firstName: "Waiting", lastName: "Guest" }] }
+        }), 200).body
+        const [holder, waiting] = (added.guests as Array<{ personId: string }>).map((g) => g.personId)
+        for (const [personId, rsvpStatus] of [[holder, "Accepted"], [waiting, "Waitlisted"]]) {
+          expectStatus(yield* server.request("PUT", `/event/${event.eventId}/guestlist`, { body: { guests: [{ personId, rsvpStatus }] } }), 200)
+        }
+        const path = `/app/events/${event.eventId}/edit`
+        const saved = yield* browser.post(path, change(formFields((yield* browser.get(path)).html), { capacity: "2" }))
+        expect(saved.status, saved.html.slice(0, 2000)).toBe(303)
+        const list = expectStatus(yield* server.request("GET", `/event/${event.eventId}/guestlist`), 200).body
+        const promoted = (list.guests as Array<Record<string, any>>).find((g) => g.personId === waiting)!
+        expect(promoted.rsvpStatus).toBe("Accepted")
+        expect(promoted.rsvpStatusHistory.at(-1)).toMatchObject({ status: "Accepted", actorType: "system", actorId: event.eventId })
+      }))
+
     it.effect("keeps a change made meanwhile by someone else", () =>
       Effect.gen(function*() {
         const server = yield* TestServer

@@ -1,7 +1,8 @@
 /**
  * Creating and editing an event (Admin and above, as the API's `AdminAccess` says): the form of every
- * field of `POST` / `PATCH /event`, through the same `Events` service as the API, so history,
- * webhook notifications (`Event` with its `updatedFields`) and refusals are the API's.
+ * field of `POST` / `PATCH /event`, through the same services as the API (`Events`, and for an
+ * edit `Guests/EventUpdates.ts`, which promotes waitlisted guests when the capacity grows), so
+ * history, webhook notifications (`Event` with its `updatedFields`) and refusals are the API's.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
@@ -9,6 +10,7 @@ import * as Option from "effect/Option"
 import type { Conflict, InvalidRequest } from "../../Domain/Errors.js"
 import type { Event } from "../../Events/Domain.js"
 import { Events } from "../../Events/Events.js"
+import { EventUpdates } from "../../Guests/EventUpdates.js"
 import { Members } from "../../Organizations/Members.js"
 import { PublicOrigin } from "../../Runtime/PublicOrigin.js"
 import { refusedBy } from "../Kit/Action.js"
@@ -34,6 +36,8 @@ export const FormRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const web = yield* Web
     const events = yield* Events
+    // an edit goes through the update that also moves the waitlist when the capacity changes (as PATCH /event/:id)
+    const updates = yield* EventUpdates
     const members = yield* Members
     const publicOrigin = yield* PublicOrigin
     const { site } = web
@@ -121,7 +125,7 @@ export const FormRoutesLive = HttpApiBuilder.Router.use((router) =>
           const saved = Effect.flatMap(toUpdate(values, original, event, slug), (input) =>
             isEmptyUpdate(input)
               ? Effect.succeed({ name: event.name, updatedFields: [] as ReadonlyArray<string> })
-              : Effect.map(events.update(viewer.caller, id, input), (r) => ({ name: r.event.name, updatedFields: r.updatedFields })))
+              : Effect.map(updates.update(viewer.caller, id, input), (r) => ({ name: r.event.name, updatedFields: r.updatedFields })))
           return yield* web.perform(viewer, saved, {
             to: eventPath(event.eventId),
             done: ({ name, updatedFields }) =>
