@@ -65,7 +65,6 @@ const BOTH_ENGINES = [
   "test/slow/logging.test.ts",
   "test/slow/operations.test.ts",
   "test/slow/shutdown.test.ts",
-  "test/slow/slow-readers.test.ts",
   "test/slow/tracing.test.ts",
   "test/slow/webhooks-crash.test.ts"
 ]
