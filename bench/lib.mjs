@@ -190,17 +190,22 @@ export const startPostgres = async (dir) => {
   execFileSync(...as(join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"]), { stdio: "ignore" })
   const port = await freePort()
   const [command, args] = as(join(bin, "postgres"), ["-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "shared_buffers=128MB"])
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] })
-  await new Promise((resolve, reject) => {
-    let out = ""
-    const on = (c) => {
-      out += c
-      if (out.includes("ready to accept connections")) resolve()
-    }
-    child.stdout.on("data", on)
-    child.stderr.on("data", on)
-    child.on("exit", () => reject(new Error(out)))
-  })
+  const run = () => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] })
+    const ready = new Promise((resolve, reject) => {
+      let out = ""
+      const on = (c) => {
+        out += c
+        if (out.includes("ready to accept connections")) resolve()
+      }
+      child.stdout.on("data", on)
+      child.stderr.on("data", on)
+      child.on("exit", () => reject(new Error(out)))
+    })
+    return { child, ready }
+  }
+  let server = run()
+  await server.ready
   const admin = new pg.Client(`postgres://postgres@127.0.0.1:${port}/postgres`)
   await admin.connect()
   await admin.query("CREATE DATABASE convene")

@@ -6,12 +6,13 @@
 // Every instance's /metrics is scraped each second; the table prints, per phase, what the series
 // showed (minimum-maximum over the live instances and the phase's scrapes) and what the clients saw.
 // At the end every webhook must arrive (the outbox empties with no instance restarted).
-//   npm run build && node bench/operations.mjs
-// (Caddy in front of the instances is tested on its own: test/balancer.test.ts.)
+//   npm run bench:operations
+// (Caddy in front of the instances is tested on its own: test/slow/pg/balancer.test.ts.)
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import pg from "pg"
 import { benchEnv, client, freePort, sleep, startPostgres, startReceiver, startServer, TOKEN } from "./lib.mjs"
 
 const METRICS_TOKEN = "ops-metrics-0123456789abcdef"
@@ -86,7 +87,7 @@ const observe = (series) => ({
   dbUp: series.get("convene_database_up"),
   pending: sumOf(series, "convene_outbox_pending"),
   oldestDue: Math.max(0, ...[...series].filter(([k]) => k.startsWith("convene_outbox_oldest_due_age_seconds")).map(([, v]) => v)),
-  claiming: series.get("convene_outbox_instances"),
+  claiming: series.get('convene_outbox_instances{state="live"}'),
   poolWaiting: series.get('convene_db_pool_connections{state="waiting"}'),
   lockWaiting: series.get("convene_db_write_lock_waiting"),
   redis: series.get("convene_rate_limit_redis_in_use"),
@@ -125,6 +126,7 @@ const main = async () => {
   // the load: status writes and reads, round robin over the instances still alive
   const alive = new Set(servers.map((_, i) => i))
   const seen = { ok: 0, status5xx: 0, other: 0, failed: 0, writes: 0 }
+  const codes = {}
   let n = 0
   let loading = true
   const worker = async () => {
@@ -147,8 +149,11 @@ const main = async () => {
         if (reply.status < 300) {
           seen.ok++
           if (write) seen.writes++
-        } else if (reply.status >= 500) seen.status5xx++
-        else seen.other++
+        } else {
+          if (reply.status >= 500) seen.status5xx++
+          else seen.other++
+          codes[reply.status] = (codes[reply.status] ?? 0) + 1
+        }
       } catch {
         seen.failed++
         await sleep(50)
@@ -215,14 +220,22 @@ const main = async () => {
   await phase("after", 6)
   loading = false
   await Promise.all(workers)
-  // every accepted write's webhook arrives, no instance restarted
+  // every delivery the outbox holds arrives, no instance restarted
+  const db = new pg.Client(postgres.url)
+  await db.connect()
+  const outboxNow = async () => (await db.query(
+    "SELECT count(*)::int AS written, (count(*) FILTER (WHERE status <> 'delivered'))::int AS undelivered FROM outbox_deliveries WHERE channel = 'webhook'"
+  )).rows[0]
   const deadline = performance.now() + 90_000
   let arrived = 0
+  let outbox
   for (;;) {
     arrived = new Set(receiver.arrivals.map((a) => a.id)).size
-    if (arrived >= seen.writes || performance.now() > deadline) break
+    outbox = await outboxNow()
+    if ((outbox.undelivered === 0 && arrived >= outbox.written) || performance.now() > deadline) break
     await sleep(500)
   }
+  await db.end()
   await phase("drained", 2)
 
   console.log("\nThree instances, PgBouncer (transaction mode), Redis; load: 12 clients, reads and status writes\n")
@@ -231,12 +244,14 @@ const main = async () => {
   for (const r of rows) {
     console.log(`| ${r.name} | ${r.ok} | ${r.c5xx} | ${r.failed} | ${r.ready} | ${r.dbUp} | ${r.pending} | ${r.oldestDue} | ${r.claiming} | ${r.poolWaiting} | ${r.lockWaiting} | ${r.redis} | ${r.scrapeFailed} |`)
   }
-  console.log(`\naccepted status writes: ${seen.writes}; distinct webhooks received: ${arrived} (${arrived >= seen.writes ? "all delivered" : "MISSING"})`)
+  console.log(`\nanswers other than 2xx, by status: ${JSON.stringify(codes)}`)
+  console.log(`webhook deliveries written: ${outbox.written}, not delivered: ${outbox.undelivered}`)
+  console.log(`accepted status writes: ${seen.writes}; distinct webhooks received: ${arrived} (${arrived >= outbox.written ? "every delivery written arrived" : "MISSING"})`)
   for (const [i, server] of servers.entries()) if (alive.has(i)) await server.stop()
   await receiver.close()
   for (const p of children) if (p.exitCode === null) p.kill("SIGTERM")
   await postgres.stop()
-  if (arrived < seen.writes) process.exitCode = 1
+  if (arrived < outbox.written || outbox.undelivered > 0) process.exitCode = 1
 }
 
 main().then(

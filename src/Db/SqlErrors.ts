@@ -61,3 +61,39 @@ export const poolTimedOut = (cause: Cause.Cause<unknown>): boolean =>
 
 /** The log line of a request answered 503 for want of a database connection. */
 export const POOL_BUSY = "No database connection came free in time (DATABASE_POOL_SIZE, DATABASE_ACQUIRE_TIMEOUT): answered 503"
+
+/**
+ * SQLSTATEs and socket errors of a database that went away under the request (a PostgreSQL
+ * restart, failover or network cut, directly or through PgBouncer): not a bug of the request, and
+ * gone once the database answers again (CONTRACT §15). 57P01-57P03: the server shutting down or
+ * starting; class 08: the connection failed or was lost; 08P01 is also what PgBouncer answers when
+ * its server connection crashed.
+ */
+const CONNECTION_LOST_CODES = new Set([
+  "57P01", "57P02", "57P03", "08000", "08001", "08003", "08004", "08006", "08P01",
+  "ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH"
+])
+
+/** What node-postgres says of a connection that ended or broke under it (it sets no code). */
+const CONNECTION_LOST_MESSAGES = [
+  "Connection terminated unexpectedly",
+  "Connection terminated",
+  "Client has encountered a connection error and is not queryable",
+  "server closed the connection unexpectedly"
+]
+
+/** Whether `error` is a statement that failed because the database connection was lost or refused. */
+export const isConnectionLost = (error: unknown): boolean => {
+  if (!(error instanceof SqlError.SqlError) || !(error.cause instanceof Error)) return false
+  const code = (error.cause as { readonly code?: unknown }).code
+  if (typeof code === "string" && CONNECTION_LOST_CODES.has(code)) return true
+  const message = error.cause.message
+  return CONNECTION_LOST_MESSAGES.some((lost) => message.startsWith(lost))
+}
+
+/** Whether a request failed because its database was unreachable (`isConnectionLost`), as a failure or a defect. */
+export const databaseLost = (cause: Cause.Cause<unknown>): boolean =>
+  Chunk.some(Chunk.appendAll(Cause.defects(cause), Cause.failures(cause)), isConnectionLost)
+
+/** The log line of a request answered 503 because its database connection was lost or refused. */
+export const DATABASE_LOST = "The database connection was lost or refused (is the database restarting?): answered 503"

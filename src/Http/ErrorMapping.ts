@@ -36,7 +36,7 @@ import {
   Unauthorized,
   Unavailable
 } from "../Domain/Errors.js"
-import { POOL_BUSY, poolTimedOut } from "../Db/SqlErrors.js"
+import { DATABASE_LOST, databaseLost, POOL_BUSY, poolTimedOut } from "../Db/SqlErrors.js"
 import { Internal, isBusy, PayloadTooLarge, RequestTimeout } from "./Errors.js"
 
 type ApiError =
@@ -104,6 +104,8 @@ const toApiError = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerRespon
   // kept whole: an interruption by a client that went away is told from others by its fiber id
   if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
   if (poolTimedOut(cause)) return Effect.as(Effect.logWarning(POOL_BUSY), busy)
+  // a database restarting (CONTRACT §15): 503 with Retry-After, as for a busy pool, not a 500
+  if (databaseLost(cause)) return Effect.as(Effect.logWarning(DATABASE_LOST, cause), databaseUnavailable)
   const defect = Cause.squash(cause)
   // no free import slot or streamed answer (Csv/ImportSlots.ts, Http/StreamSlots.ts), raised by
   // handlers whose endpoints declare no 503
@@ -140,6 +142,7 @@ const requestTimeout = (error: RequestTimeout) =>
 
 /** Every connection of the pool stayed busy for `DATABASE_ACQUIRE_TIMEOUT`: 503, to be retried shortly. */
 const busy = busyFor("The service is busy; try again shortly", 1)
+const databaseUnavailable = busyFor("The database is not reachable at the moment; try again shortly", 1)
 
 /**
  * Bodies are JSON of at most 1 MiB, except on the routes a body rule names (`BodyRules`): the

@@ -11,7 +11,7 @@ import type { VNode } from "preact"
 import type { RateLimited } from "../../Domain/Errors.js"
 import { RequestTimeout } from "../../Http/Errors.js"
 import { StreamsBusy } from "../../Http/StreamSlots.js"
-import { POOL_BUSY, poolTimedOut } from "../../Db/SqlErrors.js"
+import { DATABASE_LOST, databaseLost, POOL_BUSY, poolTimedOut } from "../../Db/SqlErrors.js"
 import { MessagePage, type Site } from "./Layout.js"
 import type { PageError, Viewer } from "./Viewer.js"
 
@@ -56,9 +56,9 @@ export const answersOf = (web: {
     Effect.catchAllCause(effect, (cause) =>
       Cause.isInterruptedOnly(cause)
         ? Effect.failCause(cause)
-        : poolTimedOut(cause)
+        : poolTimedOut(cause) || databaseLost(cause)
         ? Effect.as(
-          Effect.logWarning(POOL_BUSY),
+          poolTimedOut(cause) ? Effect.logWarning(POOL_BUSY) : Effect.logWarning(DATABASE_LOST, cause),
           messagePage(undefined, 503, "Busy", "The service is busy. Please try again in a moment.").pipe(
             ServerResponse.setHeader("retry-after", "1")
           )

@@ -53,6 +53,8 @@ describe.skipIf(!onPostgres)("the database restarts or is cut off (PostgreSQL on
 
       // the load: three writers through the three instances, each write to the next
       const accepted = { guests: new Set<string>(), answers: new Set<string>() }
+      /** What the writes were answered while the database was away: 503 `unavailable`, never a 500. */
+      const refusals = new Set<string>()
       let running = true
       let turn = 0
       const writer = Effect.gen(function*() {
@@ -66,6 +68,7 @@ describe.skipIf(!onPostgres)("the database restarts or is cut off (PostgreSQL on
           accepted.guests.add(personId)
           const changed = yield* call(urls[(n + 1) % 3]!, "PUT", `/event/${eventId}/guestlist`, { guests: [{ personId, rsvpStatus: "Accepted" }] })
           if (changed?.status === 200) accepted.answers.add(`${personId}:Accepted`)
+          else if (changed !== undefined) refusals.add(`${changed.status} ${changed.body?.code}`)
           yield* Effect.sleep("50 millis")
         }
       })
@@ -143,6 +146,7 @@ describe.skipIf(!onPostgres)("the database restarts or is cut off (PostgreSQL on
       const ids = new Set(hook.received.map((r) => r.headers["webhook-id"]))
       expect(messages.filter((m) => !ids.has(m.public_id))).toEqual([])
       expect(hook.overlaps).toEqual([])
+      expect([...refusals].filter((r) => r !== "503 unavailable"), "answers to writes while the database was away").toEqual([])
       // every accepted write's notifications arrived
       expect(accepted.guests.size).toBeGreaterThan(20)
       expect([...accepted.guests].filter((id) => !listed().has(id))).toEqual([])
