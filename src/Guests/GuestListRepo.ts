@@ -79,10 +79,10 @@ export const guestListReads = (sql: SqlClient.SqlClient, direct: DirectSqlShape)
     ${guestTables}`)
 
   /** Up to `size` guests on the list (removed ones excluded) after guest `after`, in link order, as JSON. */
-  // the one unchecked read (DirectSql `unchecked`): the hottest streamed answer, whose rows are an
-  // id pair and a JSON text the database wrote; decoding each row of every page cost the 1,000-guest
-  // list some 15% of its CPU (bench:quick: 9.6 -> 11.1 ms a list). Its text is checked by
-  // test/repo/guest-json.test.ts, the whole list by the API's guest-list tests, on both engines.
+  // read unchecked (DirectSql `unchecked`, as PersonPagesRepo.ts's pages): the hottest streamed
+  // answer, whose rows are an id pair and a JSON text the database wrote; decoding each row of
+  // every page cost the 1,000-guest list some 15% of its CPU (bench:quick: 9.6 -> 11.1 ms a list).
+  // Its text is checked by test/repo/guest-json.test.ts, the whole list by the guest-list tests.
   const jsonPageOfEvent = (eventId: EventRowId, after: number, size: number, shared: ListJsonShared) =>
     direct.unchecked.rows<GuestJsonRow>(
       sql`${listJson} CROSS JOIN (SELECT CAST(${shared.linkOpen} AS text) AS link_open, CAST(${shared.tail} AS text) AS tail) o

@@ -284,6 +284,8 @@ layer(liveServer(), { excludeTestServices: true })("every dashboard page in Chro
         // the first Tab stop skips to the content
         expect(await tabTo(page, () => true, 1)).toMatchObject({ tag: "a", name: "Skip to content", ring: true })
         await page.keyboard.press("Enter")
+        // the fragment's navigation is reported to the page object a moment later: wait for it
+        await page.waitForURL((url) => url.hash === "#main", { timeout: 5_000 })
         expect(new URL(page.url()).hash).toBe("#main")
 
         // the door: the search field, typed and submitted with Enter, then the guest's button
