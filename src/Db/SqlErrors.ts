@@ -66,11 +66,12 @@ export const POOL_BUSY = "No database connection came free in time (DATABASE_POO
  * SQLSTATEs and socket errors of a database that went away under the request (a PostgreSQL
  * restart, failover or network cut, directly or through PgBouncer): not a bug of the request, and
  * gone once the database answers again (CONTRACT §15). 57P01-57P03: the server shutting down or
- * starting; class 08: the connection failed or was lost; 08P01 is also what PgBouncer answers when
- * its server connection crashed.
+ * starting; 25P03 and 57P05: the server ended a session left idle (in a transaction: an instance
+ * that hung; the request's work was rolled back); class 08: the connection failed or was lost;
+ * 08P01 is also what PgBouncer answers when its server connection crashed.
  */
 const CONNECTION_LOST_CODES = new Set([
-  "57P01", "57P02", "57P03", "08000", "08001", "08003", "08004", "08006", "08P01",
+  "57P01", "57P02", "57P03", "57P05", "25P03", "08000", "08001", "08003", "08004", "08006", "08P01",
   "ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH"
 ])
 
