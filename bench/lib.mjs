@@ -210,19 +210,20 @@ export const startPostgres = async (dir) => {
   await admin.connect()
   await admin.query("CREATE DATABASE convene")
   await admin.end()
+  /** The postmaster's pid (as root, the spawned child is runuser). */
+  const postmasterPid = () => Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
   /** A fast shutdown (SIGINT: sessions ended, transactions rolled back), waited for. */
   const stop = () => {
     const { child } = server
     if (child.exitCode !== null) return Promise.resolve()
     const exited = new Promise((resolve) => child.once("exit", resolve))
-    // the postmaster itself (as root, `child` is runuser)
-    process.kill(Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]), "SIGINT")
+    process.kill(postmasterPid(), "SIGINT")
     return exited
   }
   return {
     url: `postgres://postgres@127.0.0.1:${port}/convene`,
     get pid() {
-      return Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
+      return postmasterPid()
     },
     stop,
     /** What `pg_ctl restart -m fast` does: a fast shutdown, then the same server started again. */

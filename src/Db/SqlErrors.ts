@@ -55,9 +55,12 @@ export const isPoolTimeout = (error: unknown): boolean => {
   return message === "timeout exceeded when trying to connect" || message === "Connection terminated due to connection timeout"
 }
 
+/** Whether any failure or defect of `cause` is one `is` recognizes. */
+const causeHas = (is: (error: unknown) => boolean) => (cause: Cause.Cause<unknown>): boolean =>
+  Chunk.some(Chunk.appendAll(Cause.defects(cause), Cause.failures(cause)), is)
+
 /** Whether a request failed for want of a database connection (`isPoolTimeout`), as a failure or a defect. */
-export const poolTimedOut = (cause: Cause.Cause<unknown>): boolean =>
-  Chunk.some(Chunk.appendAll(Cause.defects(cause), Cause.failures(cause)), isPoolTimeout)
+export const poolTimedOut = causeHas(isPoolTimeout)
 
 /** The log line of a request answered 503 for want of a database connection. */
 export const POOL_BUSY = "No database connection came free in time (DATABASE_POOL_SIZE, DATABASE_ACQUIRE_TIMEOUT): answered 503"
@@ -77,7 +80,7 @@ const CONNECTION_LOST_CODES = new Set([
 
 /** What node-postgres says of a connection that ended or broke under it (it sets no code). */
 const CONNECTION_LOST_MESSAGES = [
-  "Connection terminated unexpectedly",
+  // also "Connection terminated unexpectedly" (a pool timeout's own words are told apart first)
   "Connection terminated",
   "Client has encountered a connection error and is not queryable",
   "server closed the connection unexpectedly"
@@ -93,8 +96,7 @@ export const isConnectionLost = (error: unknown): boolean => {
 }
 
 /** Whether a request failed because its database was unreachable (`isConnectionLost`), as a failure or a defect. */
-export const databaseLost = (cause: Cause.Cause<unknown>): boolean =>
-  Chunk.some(Chunk.appendAll(Cause.defects(cause), Cause.failures(cause)), isConnectionLost)
+export const databaseLost = causeHas(isConnectionLost)
 
 /** The log line of a request answered 503 because its database connection was lost or refused. */
 export const DATABASE_LOST = "The database connection was lost or refused (is the database restarting?): answered 503"
