@@ -14,7 +14,7 @@ import { defineConfig } from "vitest/config"
  *   PostgreSQL alone (several instances, the pool), which run in the PostgreSQL pass only.
  *
  * `npm run test:fast` runs the first three on SQLite; `npm test` runs every tier on SQLite, then the
- * `repo` tier and the `pg` project (test/slow/pg/ and `BOTH_ENGINES` below) on PostgreSQL
+ * `repo` tier and the `pg` and `pg-alone` projects (test/slow/pg/ and `BOTH_ENGINES` below) on PostgreSQL
  * (`CONVENE_TEST_ENGINE=postgres`, test/support/postgres-pass.mjs), then the PostgreSQL files a
  * pooler could break again through PgBouncer in transaction mode.
  */
@@ -67,6 +67,22 @@ const BOTH_ENGINES = [
   "test/slow/shutdown.test.ts",
   "test/slow/tracing.test.ts",
   "test/slow/webhooks-crash.test.ts"
+]
+
+/**
+ * Of the PostgreSQL pass's own files (test/slow/pg/ and BOTH_ENGINES), those that measure time,
+ * memory or fairness (a rate limit shared within 5%, a pool that answers 503 after its acquire
+ * timeout, a drain's and a shutdown's timing, peak RSS, a balancer's health checks): one at a time,
+ * after the others, like ALONE on SQLite. The others each start PostgreSQL servers or service
+ * processes of their own and judge what survived a kill or a restart, not how fast: two at a time.
+ */
+const PG_ALONE = [
+  "test/slow/drain.test.ts",
+  "test/slow/large-answers.test.ts",
+  "test/slow/pg/balancer.test.ts",
+  "test/slow/pg/multi-instance.test.ts",
+  "test/slow/pg/pg-pool.test.ts",
+  "test/slow/shutdown.test.ts"
 ]
 
 const common = {
@@ -130,9 +146,23 @@ export default defineConfig({
           globalSetup: built
         }
       },
-      // the PostgreSQL pass's own: only when the suite runs on PostgreSQL
+      // the PostgreSQL pass's own: only when the suite runs on PostgreSQL. Its files that measure
+      // time, memory or fairness run one at a time after the others (`pg-alone`); the rest, which
+      // kill, restart or cut off processes and databases of their own and check what survived,
+      // run two at a time beside the `repo` tier (`pg`).
       ...(onPostgres
-        ? [{ test: { ...common, ...alone, name: "pg", include: ["test/slow/pg/**/*.test.ts", ...BOTH_ENGINES], globalSetup: built } }]
+        ? [
+          {
+            test: {
+              ...common,
+              name: "pg",
+              include: ["test/slow/pg/**/*.test.ts", ...BOTH_ENGINES],
+              exclude: PG_ALONE,
+              globalSetup: built
+            }
+          },
+          { test: { ...common, ...alone, name: "pg-alone", include: PG_ALONE, globalSetup: built } }
+        ]
         : [])
     ]
   }

@@ -1,7 +1,7 @@
 // The suite's second pass (CONTRACT §15: every behaviour the same on both engines), on PostgreSQL
 // (CONVENE_TEST_ENGINE=postgres, test/support/engine-setup.ts): the tiers whose subject is the
-// engine's (vitest.config.ts): the `repo` tier, and the `pg` project (test/slow/pg/, PostgreSQL's
-// own, and the files of other tiers listed in BOTH_ENGINES); then a few files through PgBouncer
+// engine's (vitest.config.ts): the `repo` tier, and the `pg` and `pg-alone` projects (test/slow/pg/,
+// PostgreSQL's own, and the files of other tiers listed in BOTH_ENGINES); then a few files through PgBouncer
 // (below). The `unit`, `api` and other `slow` files run on SQLite only. Where PostgreSQL or
 // PgBouncer is not installed, it says so and skips; in CI (CONVENE_CI=1) it fails instead. Given
 // files (`npm run test:pg -- <files>`), it runs those alone, on PostgreSQL, whatever their tier.
@@ -21,9 +21,9 @@ if (!installed) {
   console.warn("PostgreSQL is not installed: the suite ran on SQLite only; the PostgreSQL pass was skipped (apt-get install postgresql, then npm test).")
   process.exit(0)
 }
-console.log("\nThe repo tier and the pg project on PostgreSQL:")
+console.log("\nThe repo tier and the pg projects on PostgreSQL:")
 const given = process.argv.slice(2)
-const run = spawnSync("npx", ["vitest", "run", ...(given.length > 0 ? given : ["--project", "repo", "--project", "pg"])], {
+const run = spawnSync("npx", ["vitest", "run", ...(given.length > 0 ? given : ["--project", "repo", "--project", "pg", "--project", "pg-alone"])], {
   stdio: "inherit",
   env: { ...process.env, CONVENE_TEST_ENGINE: "postgres" }
 })
