@@ -21,20 +21,18 @@ import { defineConfig } from "vitest/config"
 const onPostgres = process.env["CONVENE_TEST_ENGINE"] === "postgres"
 
 /**
- * Slow files that measure time or memory, or kill and restart processes on a schedule (latency
- * under load, the event loop during an import, peak RSS, SIGKILL/SIGTERM in the middle of writes,
- * shared rate limits within 5%): they run one at a time once the others are done, with the
- * machine to themselves, so that what they measure is their own work. The other files run two at
- * a time.
+ * Slow files that measure time or memory (latency under load, the event loop during an import,
+ * peak RSS, a shutdown's timing, shared rate limits within 5%): they run one at a time once the
+ * others are done, with the machine to themselves, so that what they measure is their own work.
+ * The other files run two at a time, among them those that SIGKILL the service in the middle of
+ * writes and judge what survived (crash, idempotency-crash, webhooks-crash), whatever the timing.
  */
 const ALONE = [
   "test/slow/cli.test.ts",
   "test/slow/concurrency.test.ts",
-  "test/slow/crash.test.ts",
   "test/slow/csv-guests-scale.test.ts",
   "test/slow/csv-persons-scale.test.ts",
   "test/slow/email.test.ts",
-  "test/slow/idempotency-crash.test.ts",
   "test/slow/invitations-restart.test.ts",
   "test/slow/large-answers.test.ts",
   "test/slow/rate-limit-redis.test.ts",
@@ -43,7 +41,6 @@ const ALONE = [
   "test/slow/slow-readers.test.ts",
   "test/slow/streamed-answers.test.ts",
   "test/slow/webhook-receivers.test.ts",
-  "test/slow/webhooks-crash.test.ts",
   "test/slow/webhooks-pool.test.ts"
 ]
 
