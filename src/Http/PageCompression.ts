@@ -13,6 +13,11 @@
  * mostly small answers, and the bench's CPU per request; a proxy in front may compress them),
  * streamed answers (guest lists, CSV downloads, the change feed), files, empty answers (304, HEAD's
  * own), the assets (compressed once by the build, Web/Kit/Assets.ts).
+ *
+ * A compressed page that holds a secret (the session's CSRF token) beside text another site can
+ * choose (a search in the query) is what BREACH measures, request after request. Another site's
+ * requests carry no session here: the session cookie is SameSite=Lax (only a top-level navigation
+ * sends it, one page at a time, in sight), the RSVP form's cookie Strict, and no page may be framed.
  */
 import * as HttpBody from "@effect/platform/HttpBody"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
