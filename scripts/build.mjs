@@ -86,6 +86,6 @@ const assetFiles = await build({
 const { writeEncoded } = await import(`data:text/javascript;base64,${Buffer.from(assetFiles.outputFiles[0].contents).toString("base64")}`)
 const encoded = writeEncoded(pathToFileURL(join(dist, "src/Web/Kit/assets/")))
 if (!quiet) {
-  const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`
-  for (const { file, bytes, of } of encoded) console.log(`  ${file}: ${kb(bytes)} (of ${kb(of)})`)
+  const sizes = encoded.map(({ bytes, file, of }) => `${file.replace(/\.[\w-]{10}\./, ".")} ${(bytes / 1024).toFixed(1)}/${(of / 1024).toFixed(1)} KB`)
+  console.log(`assets compressed: ${sizes.join(", ")}`)
 }
