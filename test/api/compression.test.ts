@@ -1,9 +1,9 @@
 /**
  * Compressed answers through the service (issue 26, item 8): the dashboard's assets in brotli or
  * gzip as `Accept-Encoding` allows (decompressing to the very bytes sent without it, with their
- * own length, entity tag and `Vary`, still cached for good), pages compressed per request, and what
- * stays as it is: every answer to a request without `Accept-Encoding`, the API's JSON, streamed
- * answers. The in-process `fetch` sends no `Accept-Encoding` of its own and decodes nothing, so
+ * own length, entity tag and `Vary`, still cached for good), the API reference's script and
+ * stylesheet, pages compressed per request, and what stays as it is: every answer to a request
+ * without `Accept-Encoding`, the API's JSON, streamed answers. The in-process `fetch` sends no `Accept-Encoding` of its own and decodes nothing, so
  * the bytes read here are the bytes sent.
  */
 import { describe, expect, layer } from "@effect/vitest"
@@ -99,6 +99,34 @@ layer(testServer(), { excludeTestServices: true })("compressed answers", (it) =>
         }
       }))
   })
+
+  it.effect("the API reference's script and stylesheet go out compressed as accepted, the fonts as they are", () =>
+    Effect.gen(function*() {
+      const docs = yield* raw("/docs", { "accept-encoding": "br" })
+      expect(docs.headers.get("content-encoding")).toBe("br")
+      const html = decoded(docs).toString()
+      const script = /src="[^"]*(\/docs\/assets\/scalar\.[\w-]+\.js)"/.exec(html)?.[1]
+      const fonts = /href="[^"]*(\/docs\/assets\/fonts\.[\w-]+\.css)"/.exec(html)?.[1]
+      expect(script).toBeDefined()
+      expect(fonts).toBeDefined()
+      for (const path of [script!, fonts!]) {
+        const plain = yield* raw(path)
+        expect(plain.headers.get("content-encoding")).toBeNull()
+        expect(plain.headers.get("vary")).toBe("Accept-Encoding")
+        for (const coding of ["br", "gzip"]) {
+          const reply = yield* raw(path, { "accept-encoding": coding })
+          expect(reply.headers.get("content-encoding")).toBe(coding)
+          expect(reply.headers.get("content-length")).toBe(String(reply.body.length))
+          expect(reply.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
+          expect(reply.body.length).toBeLessThan(plain.body.length / 2)
+          expect(decoded(reply).equals(plain.body), `${path} in ${coding}`).toBe(true)
+        }
+      }
+      const font = /url\(([\w.-]+\.woff2)\)/.exec((yield* raw(fonts!)).body.toString())?.[1]
+      const woff2 = yield* raw(`/docs/assets/${font}`, { "accept-encoding": "br" })
+      expect(woff2.status).toBe(200)
+      expect(woff2.headers.get("content-encoding")).toBeNull()
+    }))
 
   describe("pages", () => {
     it.effect("a dashboard page goes out in brotli or gzip as accepted, and as it is without Accept-Encoding", () =>
