@@ -11,8 +11,9 @@
  * Left as they are: pages under `MIN_BYTES` (they fit a packet either way), answers already
  * encoded, and everything that is not a page in one buffer: the API's JSON (integrators' clients,
  * mostly small answers, and the bench's CPU per request; a proxy in front may compress them),
- * streamed answers (guest lists, CSV downloads, the change feed), files, empty answers (304, HEAD's
- * own), the assets (compressed once by the build, Web/Kit/Assets.ts).
+ * streamed answers (guest lists, CSV downloads, the change feed), files, empty answers (303, 304),
+ * the assets (compressed once by the build, Web/Kit/Assets.ts). A HEAD gets the headers of its GET
+ * (Node sends no body).
  *
  * A compressed page that holds a secret (the session's CSRF token) beside text another site can
  * choose (a search in the query) is what BREACH measures, request after request. Another site's
