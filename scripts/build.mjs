@@ -9,13 +9,16 @@
 //   Migrator imports the numbered files it has not applied yet, and only those.
 // - files read at run time are copied beside the bundles, where src/Paths.ts finds them:
 //   src/Web/Kit/assets -> dist/src/Web/Kit/assets, docs -> dist/docs.
+// - the dashboard's assets are compressed once, here: `<hashed name>.br` and `.gz` beside each
+//   compressible asset in dist/src/Web/Kit/assets (src/Web/Kit/AssetFiles.ts, bundled and run by
+//   this step: the same files, names and hashes as the service's), which the service only reads.
 //
 // Types are checked by `npm run typecheck` (tsc), which `npm test` runs first; this step only
 // translates.
 import { build } from "esbuild"
 import { cpSync, readdirSync, rmSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 const dist = join(root, "dist")
@@ -71,3 +74,18 @@ await build({
 
 cpSync(join(root, "src/Web/Kit/assets"), join(dist, "src/Web/Kit/assets"), { recursive: true })
 cpSync(join(root, "docs"), join(dist, "docs"), { recursive: true })
+
+// the assets' compressed forms (brotli at its highest quality, gzip level 9), made once for every image
+const assetFiles = await build({
+  ...common,
+  banner: undefined,
+  entryPoints: [join(root, "src/Web/Kit/AssetFiles.ts")],
+  bundle: true,
+  write: false
+})
+const { writeEncoded } = await import(`data:text/javascript;base64,${Buffer.from(assetFiles.outputFiles[0].contents).toString("base64")}`)
+const encoded = writeEncoded(pathToFileURL(join(dist, "src/Web/Kit/assets/")))
+if (!quiet) {
+  const sizes = encoded.map(({ bytes, file, of }) => `${file.replace(/\.[\w-]{10}\./, ".")} ${(bytes / 1024).toFixed(1)}/${(of / 1024).toFixed(1)} KB`)
+  console.log(`assets compressed: ${sizes.join(", ")}`)
+}

@@ -2,7 +2,8 @@
  * The outermost server middleware: every response carries `X-Request-Id` (the caller's own when it
  * is 1-128 characters of `[A-Za-z0-9._-]`, else a new one), and every request ends in one
  * structured log line: request id, caller, method, path (never the query, nor a token in it),
- * status, duration; and is counted for `/metrics` (Telemetry/Requests.ts).
+ * status, duration; and is counted for `/metrics` (Telemetry/Requests.ts). An HTML page goes out
+ * compressed when the request accepts it (PageCompression.ts).
  */
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -19,6 +20,7 @@ import { logAt } from "../Runtime/Logging.js"
 import { PublicOrigin } from "../Runtime/PublicOrigin.js"
 import { observeRequest } from "../Telemetry/Requests.js"
 import { clientOf } from "./ClientAddress.js"
+import { compressPage } from "./PageCompression.js"
 import { type RequestMetaShape, setRequestMeta } from "./RequestMeta.js"
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
@@ -98,14 +100,15 @@ export const requestLifecycle = <E, R>(
       )
       return Effect.zipRight(
         // one handler for the headers of every answer: the request id, and the rate limit's once
-        // the access gate has drawn from the caller's buckets
-        HttpApp.appendPreResponseHandler((_, response) =>
-          Effect.succeed(
+        // the access gate has drawn from the caller's buckets; a page is compressed (PageCompression.ts)
+        HttpApp.appendPreResponseHandler((_, answer) => {
+          const response = compressPage(request, answer)
+          return Effect.succeed(
             meta.responseHeaders === undefined
               ? HttpServerResponse.setHeader(response, "x-request-id", requestId)
               : HttpServerResponse.setHeaders(response, { ...meta.responseHeaders, "x-request-id": requestId })
           )
-        ),
+        }),
         Effect.onExit(served, (exit) =>
           Effect.withFiberRuntime<void>((ended) => {
             const status = statusOf(exit)

@@ -10,11 +10,14 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { preferredCoding } from "../Http/AcceptEncoding.js"
 import { PublicOrigin } from "../Runtime/PublicOrigin.js"
+import { CODINGS } from "../Web/Kit/AssetFiles.js"
 import { Assets } from "../Web/Kit/Assets.js"
 import { type DocsAssets, loadDocsAssets } from "./DocsAssets.js"
 
@@ -98,9 +101,14 @@ export const DocsLive = HttpApiBuilder.Router.use((router) =>
         const { name } = yield* HttpRouter.params
         const asset = name === undefined ? undefined : (yield* assets).byName.get(name)
         if (asset === undefined) return HttpServerResponse.text("Not found", { status: 404, headers: { "x-content-type-options": "nosniff" } })
-        return HttpServerResponse.uint8Array(asset.body, {
+        const headers = { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
+        if (asset.inCoding === undefined) return HttpServerResponse.uint8Array(asset.body, { contentType: asset.contentType, headers })
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const coding = preferredCoding(request.headers["accept-encoding"], CODINGS)
+        const encoded = coding === "identity" ? undefined : yield* asset.inCoding(coding)
+        return HttpServerResponse.uint8Array(encoded ?? asset.body, {
           contentType: asset.contentType,
-          headers: { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
+          headers: { ...headers, vary: "Accept-Encoding", ...(encoded === undefined ? {} : { "content-encoding": coding }) }
         })
       })
     )
