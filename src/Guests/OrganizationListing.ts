@@ -29,11 +29,12 @@ export interface Listing {
 
 /**
  * §16's rule: the event is public, `registrationOpen` is true, and now is before
- * `registrationClosesAt`, or before the start when that is null.
+ * `registrationClosesAt`, or before the start when that is null (times with their offsets).
  */
-export const registrationIsOpen = (event: EventRow, now: number): boolean =>
-  event.is_public === 1 && event.registration_open === 1 &&
-  now < Date.parse(event.registration_closes_at ?? event.primary_date_utc)
+export const registrationIsOpen = (
+  event: { readonly isPublic: boolean; readonly registrationOpen: boolean; readonly closesAt: string | null; readonly startsAt: string },
+  now: number
+): boolean => event.isPublic && event.registrationOpen && now < Date.parse(event.closesAt ?? event.startsAt)
 
 /** Places left on an event with capacity, given its `Accepted` count; null without capacity. */
 export const placesLeftOf = (event: EventRow, accepted: number): number | null =>
@@ -42,7 +43,12 @@ export const placesLeftOf = (event: EventRow, accepted: number): number | null =
 const listed = (row: ListedRow, now: number): ListedEvent => ({
   event: row,
   placesLeft: placesLeftOf(row, row.accepted),
-  registrationOpen: registrationIsOpen(row, now)
+  registrationOpen: registrationIsOpen({
+    isPublic: row.is_public === 1,
+    registrationOpen: row.registration_open === 1,
+    closesAt: row.registration_closes_at,
+    startsAt: row.primary_date_utc
+  }, now)
 })
 
 export class OrganizationListing extends Effect.Service<OrganizationListing>()("Convene/OrganizationListing", {
