@@ -8,7 +8,6 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Members } from "../Organizations/Members.js"
-import type { OrganizationRow } from "../Organizations/OrganizationsRepo.js"
 import { Organizations } from "../Organizations/Organizations.js"
 
 /** PUBLIC_BASE_URL, else `http://<HOST>:<PORT>` (`localhost` for a host that means every address). */
@@ -19,7 +18,7 @@ export const serverAddress = Effect.map(AppConfig, (config) =>
   }).replace(/\/+$/, ""))
 
 /** Adds the first start's Super Admins to `demo`; answers their emails and their organization's slug (none when it does not exist). */
-export const shareWithFirstAdmins = (demo: OrganizationRow) =>
+export const shareWithFirstAdmins = (demo: Parameters<Members["addDirectly"]>[0]) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
     const slug = Option.match(config.bootstrap, { onNone: () => "default", onSome: (b) => b.orgSlug })
