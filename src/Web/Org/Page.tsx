@@ -23,7 +23,7 @@ const PublicShell = (props: { site: Site; title: string; description: string; he
       <link rel="stylesheet" href={props.site.asset("app.css")} />
       {props.head}
     </head>
-    <body class="plain">
+    <body class="plain org-page">
       <main id="main" class="content narrow">{props.children}</main>
     </body>
   </html>
@@ -91,7 +91,7 @@ export const OrgPage = (props: OrgPageProps) => {
           {events.length === 0
             ? <p class="card">There are no upcoming public events right now. Please come back later.</p>
             : (
-              <ol class="event-list">
+              <ol class="event-list org-events">
                 {events.map((listed) => {
                   const { event } = listed
                   const day = monthDay(event.primary_date_utc, event.timezone)
@@ -108,7 +108,11 @@ export const OrgPage = (props: OrgPageProps) => {
                           <time datetime={event.primary_date}>{dateTimeIn(event.primary_date, event.timezone)}</time>
                         </p>
                         {place === null ? null : <p class="event-where">{place}</p>}
-                        <p class="event-where">{listed.registrationOpen ? "Registration open" : "Registration closed"}</p>
+                        <p class="event-where">
+                          {listed.registrationOpen
+                            ? event.registration_approval === 1 ? "Registration open, with the organizer's approval" : "Registration open"
+                            : "Registration closed"}
+                        </p>
                       </div>
                       <Places listed={listed} />
                     </li>
@@ -119,7 +123,10 @@ export const OrgPage = (props: OrgPageProps) => {
           <section aria-labelledby="follow-title" class="card follow">
             <h2 id="follow-title">Follow these events</h2>
             <p>
-              Add them to your calendar app by subscribing to this address (new events appear by themselves):{" "}
+              <a class="button secondary" href={props.calendarUrl.replace(/^https?:/, "webcal:")}>Subscribe in your calendar app</a>
+            </p>
+            <p>
+              Or add this address to your calendar app as a subscription (new events appear by themselves):{" "}
               <a class="address" href={props.calendarUrl}>{props.calendarUrl}</a>
             </p>
             <p>
