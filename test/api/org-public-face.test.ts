@@ -148,6 +148,8 @@ layer(testServer(), { excludeTestServices: true })("the organization's public fa
       expect(events[1]!.endDate.toJSDate().toISOString()).toBe("2031-03-03T03:30:00.000Z")
       expect(events[1]!.location).toBe("Town Hall, 1 Main Street")
       expect(events[1]!.component.getFirstPropertyValue("url")).toBe(`https://convene.test/e/${slug}-later`)
+      // calendar apps may ask with HEAD first
+      expect((yield* server.request("HEAD", `/o/${slug}/events.ics`, { token: null })).status).toBe(200)
       // the same file when read again: the UIDs stay
       const again = expectStatus(yield* server.request("GET", `/o/${slug}/events.ics`, { token: null }), 200)
       expect(again.text).toBe(reply.text)
