@@ -184,3 +184,20 @@ layer(testServer(), { excludeTestServices: true })("the organization's public fa
       expect(yield* measure).toBe(few)
     }))
 })
+
+layer(testServer({ PUBLIC_BASE_URL: "https://convene.test/events" }), { excludeTestServices: true })("the organization's public face under a path prefix", (it) => {
+  it.scoped("is reached with the prefix, and its links and feeds carry it", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const slug = `face-prefix-${process.pid}-${++counter}`
+      const org = yield* server.organization(slug)
+      yield* createEvent(server, { name: "Under a prefix", primarySlug: `${slug}-event`, isPublic: true }, org.token)
+      const page = expectStatus(yield* server.request("GET", `/events/o/${slug}`, { token: null }), 200)
+      expect(page.text).toContain(`href="/events/e/${slug}-event"`)
+      expect(page.text).toContain(`https://convene.test/events/o/${slug}/events.ics`)
+      const json = expectStatus(yield* server.request("GET", `/events/o/${slug}/events.json`, { token: null }), 200)
+      expect(json.body.events[0].url).toBe(`https://convene.test/events/e/${slug}-event`)
+      const ics = expectStatus(yield* server.request("GET", `/events/o/${slug}/events.ics`, { token: null }), 200)
+      expect(ics.text).toContain(`URL:https://convene.test/events/e/${slug}-event`)
+    }))
+})
