@@ -61,6 +61,8 @@ import { WebhookChannel, WebhookChannelLive, webhookReferrer } from "./Webhooks/
 import { Persons } from "./Persons/Persons.js"
 import { PublicOrigin } from "./Runtime/PublicOrigin.js"
 import { RsvpRoutesLive } from "./Web/Rsvp/Routes.js"
+import { OrgRoutesLive } from "./Web/Org/Routes.js"
+import { OrganizationListing } from "./Guests/OrganizationListing.js"
 import { DashboardLive, WebLive } from "./Web/Dashboard.js"
 import { uploadBodyRules } from "./Web/Kit/Upload.js"
 import { ImportDraftsRetentionLive } from "./Web/Imports/ImportDrafts.js"
@@ -136,6 +138,8 @@ export const HttpLive = serveObserved(requestLifecycle).pipe(
   Layer.provide(GuideLive.pipe(Layer.provide(WebLive))),
   Layer.provide(OpenApiLive),
   Layer.provide(RsvpRoutesLive.pipe(Layer.provide(GateLive), Layer.provide(WebLive))),
+  // the organization's public face, /o/<orgSlug> and its feeds (CONTRACT §16)
+  Layer.provide(OrgRoutesLive.pipe(Layer.provide([GateLive, WebLive, OrganizationListing.Default]))),
   Layer.provide(DashboardLive),
   // the dashboard's invitations pages (registered here rather than in Web/Dashboard.ts: once only)
   // bodies are JSON but on the dashboard's uploads and the API's CSV imports (Http/BodyRules.ts)

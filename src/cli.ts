@@ -18,7 +18,8 @@ const program = Effect.gen(function*() {
   const config = yield* appConfig
   const services = ServicesLive.pipe(
     Layer.provideMerge(SqlLive),
-    Layer.provide(Layer.succeed(AppConfig, config))
+    // commands read the configuration too (the demo prints the server's address)
+    Layer.provideMerge(Layer.succeed(AppConfig, config))
   )
   yield* Effect.suspend(() => run(process.argv)).pipe(Effect.provide(services))
 }).pipe(

@@ -43,11 +43,13 @@ export interface CalendarInput {
   readonly organizerName?: string | undefined
   /** The organizer's address (`mailto:`); without it there is no ORGANIZER line. */
   readonly organizerEmail?: string | undefined
+  /** What the description calls `url`: "Your invitation" unless said. */
+  readonly urlLabel?: string | undefined
   /** `PUBLISH` for a file sent by email (iTIP); absent for a plain download. */
   readonly method?: "PUBLISH" | undefined
 }
 
-const CRLF = "\r\n"
+export const CRLF = "\r\n"
 const encoder = new TextEncoder()
 
 /** Control characters are not allowed in values (RFC 5545, section 3.3.11); tabs and line breaks are kept apart. */
@@ -126,19 +128,19 @@ export const localTimeOf = (event: EventRow): string =>
   `${longDateTimeIn(event.primary_date_utc, event.timezone)} (${event.timezone} time)`
 
 /** The description of the entry: the event's text, when in its own zone, how to join online, the page. */
-const descriptionOf = (event: EventRow, url: string | undefined): string => {
+const descriptionOf = (event: EventRow, url: string | undefined, urlLabel = "Your invitation"): string => {
   const text = event.rsvp_description ?? event.link_preview_description
   const online = onlineLinesOf(event)
   return [
     ...(text === null || text.trim() === "" ? [] : [text.trim(), ""]),
     `When: ${localTimeOf(event)}`,
     ...(online.length === 0 ? [] : ["", "Join online:", ...online]),
-    ...(url === undefined ? [] : ["", `Your invitation: ${url}`])
+    ...(url === undefined ? [] : ["", `${urlLabel}: ${url}`])
   ].join("\n")
 }
 
-/** A complete VCALENDAR with one VEVENT for the event, CRLF line ends, lines folded, text escaped. */
-export const eventCalendar = (input: CalendarInput): string => {
+/** The VEVENT of the event: its content lines, unfolded (`eventCalendar` and the feeds of `Feed.ts` fold them). */
+export const eventLines = (input: Omit<CalendarInput, "method">): ReadonlyArray<string> => {
   const { event } = input
   const start = Date.parse(event.primary_date_utc)
   const end = event.end_date === null ? start + DEFAULT_DURATION_MS : Date.parse(event.end_date)
@@ -146,12 +148,7 @@ export const eventCalendar = (input: CalendarInput): string => {
   const place = placeOf(event)
   const online = virtualLocationsOf(event).map((l) => l.url?.trim() ?? "").filter((u) => u !== "")
   const location = place !== "" ? place : online[0] ?? ""
-  const lines = [
-    "BEGIN:VCALENDAR",
-    "VERSION:2.0",
-    "PRODID:-//Convene//Convene events//EN",
-    "CALSCALE:GREGORIAN",
-    ...(input.method === undefined ? [] : [`METHOD:${input.method}`]),
+  return [
     "BEGIN:VEVENT",
     `UID:${escapeText(`${event.public_id}@${input.uidHost}`)}`,
     `DTSTAMP:${utcStamp(revised)}`,
@@ -161,7 +158,7 @@ export const eventCalendar = (input: CalendarInput): string => {
     `DTEND:${utcStamp(end)}`,
     `SUMMARY:${escapeText(event.name)}`,
     ...(location === "" ? [] : [`LOCATION:${escapeText(location)}`]),
-    `DESCRIPTION:${escapeText(descriptionOf(event, input.url))}`,
+    `DESCRIPTION:${escapeText(descriptionOf(event, input.url, input.urlLabel))}`,
     ...(input.url === undefined ? [] : [`URL:${input.url.replace(CONTROLS, "").replace(/[\r\n]/g, "")}`]),
     ...(input.organizerEmail === undefined
       ? []
@@ -172,7 +169,19 @@ export const eventCalendar = (input: CalendarInput): string => {
       ]),
     "STATUS:CONFIRMED",
     "TRANSP:OPAQUE",
-    "END:VEVENT",
+    "END:VEVENT"
+  ]
+}
+
+/** A complete VCALENDAR with one VEVENT for the event, CRLF line ends, lines folded, text escaped. */
+export const eventCalendar = (input: CalendarInput): string => {
+  const lines = [
+    "BEGIN:VCALENDAR",
+    "VERSION:2.0",
+    "PRODID:-//Convene//Convene events//EN",
+    "CALSCALE:GREGORIAN",
+    ...(input.method === undefined ? [] : [`METHOD:${input.method}`]),
+    ...eventLines(input),
     "END:VCALENDAR"
   ]
   return lines.map(foldLine).join(CRLF) + CRLF

@@ -23,33 +23,8 @@ import { Payments } from "../Payments/Payments.js"
 import { CustomFields } from "../Persons/CustomFields.js"
 import { Persons } from "../Persons/Persons.js"
 
-const FIRST = ["Ada", "Grace", "Alan", "Maya", "Noah", "Lea", "Omar", "Ines", "Kenji", "Sofia", "Liam", "Amara", "Jonas", "Priya",
-  "Mateo", "Chloe", "Ravi", "Elena", "Tomas", "Hana", "Lucas", "Zoe", "Ibrahim", "Freya", "Diego", "Aiko", "Felix", "Nora",
-  "Samuel", "Yara", "Hugo", "Leila", "Oscar", "Mina", "Elias", "Clara"]
-const LAST = ["Lovelace", "Hopper", "Turing", "Okafor", "Schmidt", "Dubois", "Haddad", "Garcia", "Tanaka", "Rossi", "Murphy",
-  "Mensah", "Berg", "Sharma", "Lopez", "Martin", "Iyer", "Petrova", "Novak", "Kim", "Silva", "Wright", "Khan", "Larsen",
-  "Moreno", "Sato", "Weber", "Costa"]
-const COMPANIES = ["Riverside Bakery", "Northwind", "Blue Heron Books", "Civic Tech Lab", "Harbor Clinic", "Studio Nine", null, null]
-const POSITIONS = ["Owner", "Designer", "Teacher", "Engineer", "Nurse", "Volunteer", "Director", null]
-const CITIES = ["Riverside", "Lakeview", "Millbrook", "Oak Hill"]
-const INTERESTS = ["Music", "Theatre", "Painting", "Photography", "Dance"]
-const SIZES = ["S", "M", "L", "XL"]
-
-/** A small deterministic generator (mulberry32), so every demo is the same. */
-const generator = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-
-/** Midnight UTC of `today` plus `n` days, at `hour` o'clock UTC. */
-const dayFrom = (today: number) => (n: number, hour = 18) => {
-  const date = new Date(today)
-  date.setUTCHours(hour, 0, 0, 0)
-  date.setUTCDate(date.getUTCDate() + n)
-  return date
-}
+import { serverAddress, shareWithFirstAdmins } from "./DemoAccess.js"
+import { CITIES, COMPANIES, concertOf, dayFrom, DEMO_ZONE, FIRST, generator, INTERESTS, LAST, POSITIONS, SIZES, studiosName } from "./DemoData.js"
 
 export const demo = Command.make(
   "demo",
@@ -144,9 +119,9 @@ export const demo = Command.make(
       // A past open-studios day with check-ins
       yield* sql.withTransaction(Effect.gen(function*() {
         const studios = yield* events.create(caller, {
-          name: "Spring Open Studios",
+          name: studiosName(days(-40, 10)),
           primaryDate: days(-40, 10).toISOString(),
-          timezone: "America/New_York",
+          timezone: DEMO_ZONE,
           locationName: "Riverside Arts Center",
           locationAddress: "12 Mill Street",
           locationCity: "Riverside",
@@ -160,18 +135,20 @@ export const demo = Command.make(
       }))
 
       // An upcoming concert with RSVP questions, custom columns and RSVP links
-      yield* sql.withTransaction(Effect.gen(function*() {
+      // (public, registration open: its page /e/<slug> and the organization's /o/<slug> show it)
+      const season = concertOf(days(30, 19))
+      const concert = yield* sql.withTransaction(Effect.gen(function*() {
         const concert = yield* events.create(caller, {
-          name: "Summer Concert in the Park",
+          name: season.name,
           primaryDate: days(30, 19).toISOString(),
-          timezone: "America/New_York",
+          timezone: DEMO_ZONE,
           isPublic: true,
-          locationName: "Oak Hill Park Bandstand",
-          locationCity: "Oak Hill",
+          locationName: season.locationName,
+          locationCity: season.locationCity,
           virtualLocations: [{ url: "https://stream.example.org/summer-concert", sourceType: "livestream" }],
           images: [{ type: "headerImg", url: "https://images.example.org/concert-header.jpg" }],
-          rsvpDescription: "An evening of local bands.\r\nBring a blanket!",
-          linkPreviewDescription: "Free summer concert with local bands in Oak Hill Park.",
+          rsvpDescription: `An evening of local bands.\r\n${season.bring}`,
+          linkPreviewDescription: `Free ${season.name.toLowerCase().replace(/ at the .*| in the .*/, "")} with local bands.`,
           featuredImage: "https://images.example.org/concert-featured.jpg",
           capacityEnabled: true,
           capacity: 250,
@@ -188,21 +165,27 @@ export const demo = Command.make(
           dietaryRestrictions: i % 3 === 0 ? ["vegetarian"] : null
         }))))
         yield* guestLists.search(caller, concert.eventId, { personIds: concertGuests.slice(0, 50).join(","), limit: 50, generateRsvpLinks: true })
+        return concert
       }))
 
-      // A small workshop at capacity, with a waitlist
+      // A small public workshop at capacity, with a waitlist and registrations awaiting approval
       yield* sql.withTransaction(Effect.gen(function*() {
         const workshop = yield* events.create(caller, {
           name: "Pottery Workshop",
           primaryDate: days(45, 14).toISOString(),
-          timezone: "America/New_York",
+          timezone: DEMO_ZONE,
+          isPublic: true,
+          registrationApproval: true,
           locationName: "Clay Studio",
           capacityEnabled: true,
           capacity: 20
         })
-        const workshopGuests = sample(26)
+        const workshopGuests = sample(29)
         yield* invite(workshop.eventId, workshopGuests)
-        yield* answer(workshop.eventId, workshopGuests.map((personId, i) => ({ personId, rsvpStatus: i < 20 ? "Accepted" as const : "Waitlisted" as const })))
+        yield* answer(workshop.eventId, workshopGuests.map((personId, i) => ({
+          personId,
+          rsvpStatus: i < 20 ? "Accepted" as const : i < 26 ? "Waitlisted" as const : "Pending" as const
+        })))
       }))
 
       // A ticketed gala with purchases, refunds and a dispute
@@ -210,7 +193,7 @@ export const demo = Command.make(
         const gala = yield* events.create(caller, {
           name: "Annual Gala",
           primaryDate: days(75, 19).toISOString(),
-          timezone: "America/New_York",
+          timezone: DEMO_ZONE,
           locationName: "Grand Hall",
           ticketingEnabled: true,
           rsvpDescription: "Our yearly fundraiser."
@@ -236,12 +219,18 @@ export const demo = Command.make(
         yield* payments.dispute(caller, gala.eventId, purchases[3]!.purchaseId)
       }))
 
+      const shared = yield* shareWithFirstAdmins(organization)
+      const address = yield* serverAddress
       yield* Console.log([
-        `Loaded the demo organization "${organization.slug}": 320 contacts, 4 events, guest lists with RSVP histories,`,
-        "check-ins, RSVP links and a ticketed gala with purchases, refunds and a dispute.",
+        `Loaded the demo organization "${organization.slug}" (${organization.name}): 320 contacts, 4 events, guest lists with RSVP`,
+        "histories, check-ins, registrations awaiting approval, RSVP links and a ticketed gala with payments.",
+        shared.emails.length === 0
+          ? `  Sign in at ${address}/app as its Super Admin (below).`
+          : `  ${shared.emails.join(", ")} (of "${shared.slug}") can open it now: sign in at ${address}/app and pick it in the Organization menu.`,
         `  Super Admin: ${adminEmail} / ${Redacted.value(password)}`,
         `  API token:   ${Redacted.value(token)}`,
-        `  Try: curl -H "x-api-key: ${Redacted.value(token)}" http://localhost:3000/event?showOrganizationEvents=true`
+        `  Public page: ${address}/o/${organization.slug} (and ${address}/e/${concert.primarySlug ?? ""}, open for registration)`,
+        `  Try: curl -H "x-api-key: ${Redacted.value(token)}" "${address}/event?showOrganizationEvents=true"`
       ].join("\n"))
     })
 ).pipe(Command.withDescription("Load a demo organization with contacts, events, guest lists and payments"))

@@ -187,7 +187,9 @@ layer(testServer(), { excludeTestServices: true })("dashboard events", (it) => {
         expect(page.status).toBe(200)
         expect(page.html).toContain("Event “Summer Gala” created.")
         expect(page.html).toContain("Mon, Jul 14, 2031, 7:30 PM EDT")
-        expect(page.html).toContain(`public RSVP page at <span class="mono address">https://convene.test/rsvp/${slug}</span>`)
+        // a public event's page address, to copy (CONTRACT §16), and no promise of a public RSVP page
+        expect(page.html).toContain(`value="https://convene.test/e/${slug}"`)
+        expect(page.html).not.toContain("public RSVP page")
         for (const status of ["Invited", "Accepted", "Maybe", "Declined", "Waitlisted"]) {
           expect(page.html).toContain(`/app/events/${eventId}/guests?status=${status}`)
         }

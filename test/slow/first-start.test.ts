@@ -16,7 +16,8 @@ describe("first start", () => {
         BOOTSTRAP_ORG_NAME: "",
         BOOTSTRAP_ADMIN_EMAIL: "",
         BOOTSTRAP_ADMIN_PASSWORD: "",
-        BOOTSTRAP_API_TOKEN: ""
+        BOOTSTRAP_API_TOKEN: "",
+        PUBLIC_BASE_URL: ""
       }
       const server = yield* startServer(env)
       const printed = yield* Effect.sync(() => server.output()).pipe(
@@ -29,6 +30,13 @@ describe("first start", () => {
       const token = printed.match(/API token:\s+(cvn_[A-Za-z0-9_-]{32,})/)![1]!
       expect(email).toBe("admin@localhost")
       expect(printed).toContain(`curl -H "x-api-key: ${token}" ${server.url}/person`)
+      // PUBLIC_BASE_URL unset (CONTRACT §16): a warning that links point at localhost, and how to set it
+      const localhost = server.url.replace("127.0.0.1", "localhost")
+      expect(printed).toContain(`PUBLIC_BASE_URL is not set: links that leave Convene`)
+      expect(printed).toContain(`will point at ${localhost}`)
+      expect(printed).toContain("Set PUBLIC_BASE_URL to the address people reach Convene at")
+      expect(printed).toMatch(/public address: \S+ +\(PUBLIC_BASE_URL is not set/)
+      expect(printed).toContain("/o/default")
 
       const api = send(server.url)
       expect((yield* api("GET", "/person", { token })).status).toBe(200)

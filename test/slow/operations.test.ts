@@ -2,6 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { copyFileSync } from "node:fs"
 import { join } from "node:path"
+import { concertOf, dayFrom, studiosName } from "../../src/Cli/DemoData.js"
 import { cli } from "../support/Cli.js"
 import { onPostgres } from "../support/Engine.js"
 import { createEvent, expectStatus, uniqueEmail } from "../support/Fixtures.js"
@@ -57,14 +58,32 @@ layer(testServer(), { excludeTestServices: true })("operations", (it) => {
     it.scoped("loads a living demo organization in one command", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const result = yield* cli({ ...server.databaseEnv, LOG_LEVEL: "None" }, "demo")
+        // the test server's environment: its first start's organization (acme) and its public address
+        const env = { ...server.databaseEnv, LOG_LEVEL: "None", BOOTSTRAP_ORG_SLUG: "acme", PUBLIC_BASE_URL: "https://convene.test" }
+        const result = yield* cli(env, "demo")
         expect(result.code, result.stderr).toBe(0)
+        // the address the server really has; the first start's Super Admin is told where to find it
+        expect(result.stdout).toContain("owner@acme.test (of \"acme\") can open it now: sign in at https://convene.test/app")
+        expect(result.stdout).toContain("Public page: https://convene.test/o/demo")
+        expect(result.stdout).not.toContain("localhost")
         const token = result.stdout.match(/cvn_[A-Za-z0-9_-]{32,}/)![0]
         const as = { token }
         const search = (yield* server.request("GET", "/person/search?query=a&limit=1", as)).body
         expect(search.total).toBeGreaterThan(250)
         const events = (yield* server.request("GET", "/event?includePastEvents=true&showOrganizationEvents=true", as)).body.events
-        expect(events.map((e: { name: string }) => e.name)).toEqual(["Spring Open Studios", "Summer Concert in the Park", "Pottery Workshop", "Annual Gala"])
+        // names fit their dates (no "Spring" day in November)
+        const day = dayFrom(Date.now())
+        expect(events.map((e: { name: string }) => e.name)).toEqual([studiosName(day(-40, 10)), concertOf(day(30, 19)).name, "Pottery Workshop", "Annual Gala"])
+        expect(studiosName(new Date("2026-11-20T15:00:00Z"))).toBe("Autumn Open Studios")
+        expect(concertOf(new Date("2026-12-28T23:00:00Z")).name).toBe("Winter Concert at the Arts Center")
+        expect(concertOf(new Date("2027-07-01T23:00:00Z")).name).toBe("Summer Concert in the Park")
+        // the first start's Super Admin is a Super Admin of the demo too
+        const members = (yield* server.request("GET", "/member", as)).body
+        expect(JSON.stringify(members)).toContain("owner@acme.test")
+        // public, registration open: the organization's public face shows it
+        const listed = (yield* server.request("GET", "/o/demo/events.json", { token: null })).body.events
+        expect(listed.map((e: { name: string }) => e.name)).toEqual([events[1].name, "Pottery Workshop"])
+        expect(listed[0]).toMatchObject({ registrationOpen: true, url: `https://convene.test/e/${events[1].primarySlug}` })
         const studios = (yield* server.request("GET", `/event/${events[0].eventId}/guestlist`, as)).body.guests
         expect(studios).toHaveLength(120)
         expect(studios.some((g: { attendanceStatus: string | null }) => g.attendanceStatus === "Attended")).toBe(true)

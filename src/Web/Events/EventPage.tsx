@@ -8,6 +8,7 @@ import { Badge, Card, PageHeader } from "../Kit/Components.js"
 import { count, dateTimeIn, plural } from "../Kit/Format.js"
 import { type FlashView, Layout, type Member, type Site } from "../Kit/Layout.js"
 import { eventPagePath, EventTime, timeZoneLabel } from "./EventTime.js"
+import { PublicAddress, type PublicFace } from "./PublicAddress.js"
 import { RegistrationCard } from "./RegistrationCard.js"
 
 const Stat = (props: { href: string; value: number; label: string; tone?: string }) => (
@@ -31,8 +32,10 @@ export const EventPage = (props: {
   canEdit: boolean
   /** The daily email quota, when email is set up: the page says when it is used up. */
   emailQuota: QuotaState | null
-  /** the public RSVP page's address, when the event has one */
+  /** the address of guests' RSVP links up to their invite code, when the event has a page address */
   rsvpPage: string | null
+  /** the event's public page (CONTRACT §16) */
+  publicFace: PublicFace
 }) => {
   const { counts, event, site } = props
   const base = eventPagePath(event)
@@ -145,14 +148,12 @@ export const EventPage = (props: {
 
         <Card title="RSVP page" id="rsvp">
           {props.rsvpPage === null
-            ? <p class="muted">This event has no public RSVP page, so guests get no RSVP links.{props.canEdit ? " Give it a page address in Edit event to send links." : ""}</p>
+            ? <p class="muted">This event has no page address, so invited guests get no RSVP links.{props.canEdit ? " Give it a page address in Edit event to send links." : ""}</p>
             : (
-              <>
-                <p>
-                  The event has a public RSVP page at <span class="mono address">{props.rsvpPage}</span>. Guests answer through their own
-                  personal links (this address with their invite code): copy one from the <a href={guests()}>guest list</a>.
-                </p>
-              </>
+              <p>
+                Invited guests answer through their own personal RSVP links: copy one from the <a href={guests()}>guest list</a>, or send
+                invitations by email.
+              </p>
             )}
           <h3>Description</h3>
           {event.rsvpDescription === null ? <p class="muted">No description.</p> : <p class="prose">{event.rsvpDescription}</p>}
@@ -176,6 +177,7 @@ export const EventPage = (props: {
           </p>
         </Card>
 
+        <PublicAddress event={event} face={props.publicFace} />
         <RegistrationCard event={event} canEdit={props.canEdit} />
 
         <Card title="Link preview and images" id="preview">

@@ -32,13 +32,15 @@ export const EventFormPage = (props: {
     return found.length === 0 ? undefined : found.join(" ")
   }
   const editing = props.mode.kind === "edit"
+  // a new event's form, as first shown: a script may start it in the browser's time zone
+  const fresh = props.mode.kind === "create" && errors.length === 0
   const eventPath = props.mode.kind === "edit" ? `/app/events/${encodeURIComponent(props.mode.eventId)}` : "/app/events"
   const title = props.mode.kind === "edit" ? `Edit “${props.mode.name}”` : "New event"
   const text = (name: keyof EventFormValues & string, extra: Partial<Parameters<typeof Field>[0]> = {}) => (
     <Field name={name} label={FIELD_LABELS[name] ?? name} value={values[name] as string} error={errorOf(name)} {...extra} />
   )
   return (
-    <Layout site={site} member={props.member} title={title} section="events" flash={props.flash}>
+    <Layout site={site} member={props.member} title={title} section="events" flash={props.flash} scripts={fresh ? ["event-form.js"] : []}>
       <PageHeader
         back={editing ? { href: site.href(eventPath), label: "Back to the event" } : { href: site.href("/app/events"), label: "All events" }}
         title={title}
@@ -46,7 +48,7 @@ export const EventFormPage = (props: {
       />
       <div class="event-form-wrap">
         <ErrorSummary errors={errors} />
-        <PostForm action={site.href(editing ? `${eventPath}/edit` : "/app/events")} csrf={props.member.csrf} class="event-form" novalidate>
+        <PostForm action={site.href(editing ? `${eventPath}/edit` : "/app/events")} csrf={props.member.csrf} class="event-form" novalidate data-browser-zone={fresh ? "" : undefined}>
           {props.mode.kind === "edit" ? <input type="hidden" name="_original" value={props.mode.original} /> : null}
 
           <Group legend="Basics">
@@ -63,7 +65,7 @@ export const EventFormPage = (props: {
               name="isPublic"
               label="Public event"
               checked={values.isPublic}
-              hint="Marks the event as public for your website and integrations. Guests still answer through their personal links."
+              hint="Gives the event a public page at its page address, where anyone can see it and register, listed on your organization's page of events. Invited guests keep their personal links."
             />
           </Group>
 

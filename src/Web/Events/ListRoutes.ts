@@ -16,6 +16,7 @@ import { Web } from "../Kit/Web.js"
 import { EventPage } from "./EventPage.js"
 import type { When } from "./EventTime.js"
 import { EventsListPage } from "./ListPage.js"
+import { publicFaceOf } from "./PublicFace.js"
 
 /** Events on one page of the list. */
 const PAGE_SIZE = 20
@@ -90,7 +91,8 @@ export const ListRoutesLive = HttpApiBuilder.Router.use((router) =>
             past: Date.parse(event.primaryDate) < now,
             canEdit: viewer.can("Admin"),
             emailQuota,
-            rsvpPage: event.primarySlug === null ? null : publicOrigin.url(`/rsvp/${encodeURIComponent(event.primarySlug)}`)
+            rsvpPage: event.primarySlug === null ? null : publicOrigin.url(`/rsvp/${encodeURIComponent(event.primarySlug)}`),
+            publicFace: publicFaceOf(publicOrigin, viewer, event, invitations.configured, now)
           }))
         }))
     )

@@ -7,6 +7,7 @@
  */
 import type { ComponentChildren, FormHTMLAttributes } from "preact"
 import type { Role } from "../../Domain/Role.js"
+import { AddressBanner } from "./AddressBanner.js"
 
 
 /** What every page knows about where it is served: the path prefix, assets, and the form token. */
@@ -24,6 +25,8 @@ export interface Member {
   readonly role: Role
   readonly organization: { readonly slug: string; readonly name: string }
   readonly organizations: ReadonlyArray<{ readonly slug: string; readonly name: string; readonly role: Role }>
+  /** The public address's warning, for Admins reaching the dashboard under another host name (AddressBanner.tsx). */
+  readonly addressWarning?: string | undefined
 }
 
 export interface FlashView {
@@ -128,6 +131,7 @@ export const Layout = (props: {
     <a class="skip" href="#main">Skip to content</a>
     <Header site={props.site} member={props.member} section={props.section} />
     <main id="main" class="content">
+      <AddressBanner warning={props.member.addressWarning} />
       <FlashMessage flash={props.flash} />
       {props.children}
     </main>

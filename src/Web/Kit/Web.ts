@@ -24,6 +24,7 @@ import { currentClient } from "../../Http/RequestMeta.js"
 import { fromOwnPages } from "../../Http/SameOrigin.js"
 import { rateLimitHeaders } from "../../RateLimit/Headers.js"
 import { RateLimiter } from "../../RateLimit/RateLimiter.js"
+import { dashboardAddressWarning } from "../../Runtime/PublicAddressWarning.js"
 import { PublicOrigin } from "../../Runtime/PublicOrigin.js"
 import { actionsOf } from "./Action.js"
 import { answersOf } from "./Answers.js"
@@ -94,6 +95,13 @@ export class Web extends Effect.Service<Web>()("Convene/Web", {
     })
 
     const viewer = viewerOf(auth, sessions)
+
+    /** An Admin reaching the dashboard under another host name while PUBLIC_BASE_URL is unset is warned on every page. */
+    const withAddressWarning = (found: Viewer) =>
+      Effect.map(HttpServerRequest.HttpServerRequest, (request): Viewer => {
+        const warning = found.can("Admin") ? dashboardAddressWarning(publicOrigin, request.headers["host"]) : undefined
+        return warning === undefined ? found : { ...found, member: { ...found.member, addressWarning: warning } }
+      })
     const { answerErrors, formExpired, guarded, messagePage, tooMany } = answersOf({ site, render, redirect })
 
     /**
@@ -130,7 +138,7 @@ export class Web extends Effect.Service<Web>()("Convene/Web", {
           if (!found.value.can(role)) {
             return messagePage(found.value, 403, "Not allowed", `This needs the ${role} role or above; you are ${found.value.role}.`)
           }
-          return yield* answerErrors(found.value)(handler(found.value))
+          return yield* answerErrors(found.value)(handler(yield* withAddressWarning(found.value)))
         }))
 
     /**
