@@ -48,17 +48,20 @@ const Text = (props: {
   />
 )
 
+/** What a refused form says first, above the event (the page opens at its top): each field's refusal, and a link to the form. */
+export const Refusals = ({ errors }: { errors: Readonly<Record<string, string>> }) =>
+  Object.keys(errors).length === 0 ? null : (
+    <div class="flash error" role="alert">
+      Nothing was saved. Please check: {Object.values(errors).join(" ")} <a href="#register-title">Go to the form</a>
+    </div>
+  )
+
 export const RegisterForm = ({ approval, event, state, waitlist }: { event: EventRow; state: FormState; waitlist: boolean; approval: boolean }) => {
   const questions = rsvpQuestionsOf(event)
   const errors = Object.values(state.errors)
   return (
     <form class="card register" method="post" action={state.action} aria-labelledby="register-title" novalidate={errors.length > 0 ? true : undefined}>
       <h2 id="register-title">Register</h2>
-      {errors.length === 0 ? null : (
-        <div class="flash error" role="alert">
-          Nothing was saved. Please check: {errors.join(" ")}
-        </div>
-      )}
       <p class="hint">
         {approval
           ? "The organizer reviews each registration; you will hear from them."

@@ -12,7 +12,7 @@ import { virtualLocationsOf } from "../../Events/EventJson.js"
 import type { EventRow } from "../../Events/EventRow.js"
 import type { PublicEvent } from "../../SelfRegistration/SelfRegistration.js"
 import type { Site } from "../Kit/Layout.js"
-import { type FormState, RegisterForm } from "./Form.js"
+import { type FormState, Refusals, RegisterForm } from "./Form.js"
 import { eventJsonLd, headerImage, mapSearch, placeParts, previewDescription, previewImage, scriptSafeJson } from "./Meta.js"
 
 /** What a link preview shows of the page. */
@@ -86,12 +86,8 @@ const EventDetails = ({ calendar, view }: { view: PublicEvent; calendar: string 
       {event.location_name === null && parts.length === 0 ? null : (
         <p class="meta">
           <span class="label">Where</span> {event.location_name}
-          {parts.length === 0 ? null : (
-            <>
-              {event.location_name === null ? null : <br />}
-              <a class="address" href={mapSearch(parts.join(", "))} rel="noopener noreferrer">{parts.join(", ")}</a>
-            </>
-          )}
+          {event.location_name !== null && parts.length > 0 ? ", " : null}
+          {parts.length === 0 ? null : <a class="address" href={mapSearch(parts.join(", "))} rel="noopener noreferrer">{parts.join(", ")}</a>}
         </p>
       )}
       {online ? <p class="meta"><span class="label">Online</span> Guests get the link to join.</p> : null}
@@ -115,6 +111,7 @@ export interface EventPageProps {
 
 export const EventPage = ({ calendar, form, site, url, view }: EventPageProps) => (
   <PublicDocument site={site} title={view.organizer === "" ? view.event.name : `${view.event.name} · ${view.organizer}`} preview={previewOf(view.event, view.organizer, url)}>
+    {form === undefined ? null : <Refusals errors={form.errors} />}
     <EventDetails view={view} calendar={calendar} />
     {view.open && form !== undefined
       ? <RegisterForm event={view.event} state={form} waitlist={view.placesLeft === 0} approval={view.event.registration_approval === 1} />
