@@ -79,6 +79,32 @@ layer(testServer({ TRUSTED_PROXIES: "127.0.0.1" }), { timeout: 60_000, excludeTe
       expect(reply.headers.get("content-security-policy")).not.toMatch(/unsafe-inline/)
     }))
 
+  it.effect("the page of an event of 1,000 guests runs the statements one of 10 runs", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const statementsOf = (slug: string) =>
+        Effect.gen(function*() {
+          yield* page(slug)
+          const before = server.statements()
+          expect((yield* page(slug)).status).toBe(200)
+          return server.statements() - before
+        })
+      const sized = (count: number) =>
+        Effect.gen(function*() {
+          const made = yield* publicEvent(server, { capacityEnabled: true, capacity: 5 })
+          for (let i = 0; i < count; i += 500) {
+            const guests = Array.from({ length: Math.min(500, count - i) }, (_, j) => ({ email: uniqueEmail(`size${count}-${i + j}`), firstName: "S", lastName: "G" }))
+            const added = expectStatus(yield* server.request("POST", `/event/${made.event.eventId}/guestlist`, { body: { guests } }), 200).body.guests as Array<{ personId: string }>
+            yield* server.request("PUT", `/event/${made.event.eventId}/guestlist`, { body: { guests: added.map((g) => ({ personId: g.personId, rsvpStatus: "Accepted" })) } })
+          }
+          return made.slug
+        })
+      const small = yield* statementsOf(yield* sized(10))
+      const large = yield* statementsOf(yield* sized(1_000))
+      expect(large).toBe(small)
+      expect(small).toBeLessThanOrEqual(4)
+    }))
+
   it.effect("link previews and one schema.org Event whose text cannot end the script", () =>
     Effect.gen(function*() {
       const server = yield* TestServer
