@@ -26,6 +26,8 @@ const page = (slug: string) =>
 const jsonLdOf = (html: string) => {
   const blocks = [...html.matchAll(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/g)]
   expect(blocks).toHaveLength(1)
+  // `<` is written \u003c: nothing in it can end the script element
+  expect(blocks[0]![1]!).not.toContain("<")
   return JSON.parse(blocks[0]![1]!)
 }
 
