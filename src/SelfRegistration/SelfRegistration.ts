@@ -86,7 +86,7 @@ export class SelfRegistration extends Effect.Service<SelfRegistration>()("Conven
       })
     })
 
-    /** The registrant's email, queued in the registration's transaction; false when the daily quota is spent. */
+    /** The registrant's email, queued in the registration's transaction; `RateLimited` when the daily quota is spent. */
     const email = (event: EventRow, organizer: string, organizationId: Caller["organizationId"], content: {
       readonly to: string
       readonly guest: { readonly firstName: string; readonly lastName: string }
@@ -106,7 +106,7 @@ export class SelfRegistration extends Effect.Service<SelfRegistration>()("Conven
           organizerEmail: Option.getOrUndefined(Option.map(mailer.settings, (s) => s.fromAddress))
         })
         return enqueue({ to: content.to, ...rendered, attachments: [{ ...CALENDAR_ATTACHMENT, content: calendar }] })
-      }).pipe(Effect.as(true), Effect.catchTag("RateLimited", () => Effect.succeed(false)))
+      })
 
     /**
      * Registers a person on the public event `slug`: none when there is no such page, `Conflict`
@@ -142,23 +142,23 @@ export class SelfRegistration extends Effect.Service<SelfRegistration>()("Conven
         const tokens = yield* guestLists.ensureInviteTokens(event.organization_id, event, [{ gid: row.gid, public_id: guest.personId }])
         const rsvpLink = origin.rsvpLink(event.slug, tokens.get(row.gid)!)!
         const status = guest.rsvpStatus as RsvpStatus
-        let emailed = false
-        if (mailer.configured) {
+        // a new guest always; an address already on the list at most once an hour; past the daily
+        // quota, no email, and the claim of this hour's email is undone with it (the inner transaction)
+        const emailed = !mailer.configured ? false : yield* Effect.gen(function*() {
           const at = yield* nowIso
           const since = new Date(Date.parse(at) - LINK_RESEND_WINDOW_MINUTES * 60_000).toISOString()
-          // a new guest always; an address already on the list at most once an hour
-          if ((yield* guestLists.claimLinkEmail(row.gid, at, since)) || added) {
-            const ticket = status === "Accepted" ? formatCode(yield* tickets.issue(row.gid)) : undefined
-            emailed = yield* email(event, organizer, event.organization_id, {
-              to: guest.email ?? input.email,
-              guest: { firstName: guest.firstName, lastName: guest.lastName },
-              status,
-              rsvpLink,
-              ticket,
-              again: !added
-            })
-          }
-        }
+          if (!(yield* guestLists.claimLinkEmail(row.gid, at, since)) && !added) return false
+          const ticket = status === "Accepted" ? formatCode(yield* tickets.issue(row.gid)) : undefined
+          yield* email(event, organizer, event.organization_id, {
+            to: guest.email ?? input.email,
+            guest: { firstName: guest.firstName, lastName: guest.lastName },
+            status,
+            rsvpLink,
+            ticket,
+            again: !added
+          })
+          return true
+        }).pipe(sql.withTransaction, Effect.catchTag("RateLimited", () => Effect.succeed(false)))
         return Option.some<Registered>(added ? { _tag: "Added", status, rsvpLink, emailed } : { _tag: "AlreadyOnList", emailed })
       }).pipe(
         sql.withTransaction,

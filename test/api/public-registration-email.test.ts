@@ -9,6 +9,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import ICAL from "ical.js"
+import { queryDatabase } from "../support/Engine.js"
 import { uniqueEmail } from "../support/Fixtures.js"
 import { emailsTo, MAIL_FROM, waitForEmails } from "../support/Invitations.js"
 import { guestsByEmail, publicEvent, register } from "../support/PublicPage.js"
@@ -113,5 +114,16 @@ layer(withSmtp, { timeout: 90_000, excludeTestServices: true })("self-registrati
       yield* Effect.sleep("1500 millis")
       expect(emailsTo(sink, more.slice(2))).toHaveLength(0)
       expect((yield* guestsByEmail(server, event.eventId, org.token)).get(more[2]!)!.rsvpStatus).toBe("Accepted")
+      // no email went, so none counts as this hour's: the claim went back with it
+      const emailedAt = (address: string) =>
+        Effect.promise(() =>
+          queryDatabase<{ at: string | null }>(
+            server.databaseEnv,
+            "SELECT g.link_emailed_at AS at FROM event_guests g JOIN persons p ON p.id = g.person_id WHERE p.email = ?",
+            [address]
+          )
+        )
+      expect((yield* emailedAt(more[2]!))[0]!.at).toBeNull()
+      expect((yield* emailedAt(more[1]!))[0]!.at).not.toBeNull()
     }))
 })
