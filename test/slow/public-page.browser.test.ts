@@ -38,6 +38,7 @@ layer(withSmtp, { timeout: 180_000, excludeTestServices: true })("the public eve
         capacity: 40,
         rsvpQuestions: [{ title: "How did you hear about us?", description: "Optional" }]
       })
+      const closed = yield* publicEvent(server, { name: "Closed Gala", registrationOpen: false, locationName: "Town Hall" })
       const chromium = yield* browser
       const url = `${server.url}/e/${slug}`
 
@@ -45,6 +46,10 @@ layer(withSmtp, { timeout: 180_000, excludeTestServices: true })("the public eve
       for (const width of [1280, 360]) {
         const auditor = yield* Effect.acquireRelease(Effect.promise(() => Auditor.open(chromium, width)), (a) => Effect.promise(() => a.context.close()))
         yield* Effect.promise(() => auditor.visit(url, "public-page"))
+        if (width === 1280) {
+          yield* Effect.promise(() => auditor.visit(`${server.url}/e/${closed.slug}`, "public-closed"))
+          yield* Effect.promise(() => auditor.visit(`${server.url}/e/no-such-event`, "public-not-found", { status: 404 }))
+        }
         if (width === 360) {
           // no sideways scrolling at 360 px
           expect(yield* Effect.promise(() => auditor.page.evaluate(() => document.documentElement.scrollWidth))).toBeLessThanOrEqual(360)
