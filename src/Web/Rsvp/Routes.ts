@@ -5,6 +5,8 @@
  * JSON API (nor of its OpenAPI document): HTML routes on the same router, limited per client IP
  * like every request without credentials. The form is protected against cross-site requests by a
  * double-submit token (a SameSite=Strict cookie matched by a hidden field) and an Origin check.
+ * `GET /rsvp/:slug` without an invite leads (303) to the event's public page when it has one
+ * (Web/Public/Routes.ts), else it is the same 404.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
