@@ -5,7 +5,7 @@
  * answer the same 404 page. Every request draws from the client address's bucket like any request
  * without credentials; a registration also from its own (20 per 10 minutes, a 429 page with
  * `Retry-After` past it). The form is protected against cross-site posting as the RSVP page's is:
- * a SameSite=Strict cookie matched by a hidden field, and the Origin check (Http/SameOrigin.ts).
+ * a SameSite cookie matched by a hidden field, and the Origin check (Http/SameOrigin.ts).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
@@ -79,7 +79,9 @@ export const PublicRoutesLive = HttpApiBuilder.Router.use((router) =>
         return yield* web.render(page, status).pipe(
           HttpServerResponse.setCookie(CSRF_COOKIE, csrf, {
             httpOnly: true,
-            sameSite: "strict",
+            // Lax, not Strict: a visitor arriving from a link on another site keeps the token other
+            // tabs' forms hold (a cross-site POST still carries no Lax cookie)
+            sameSite: "lax",
             secure: origin.secure || client.https,
             path: origin.href("/e"),
             maxAge: "12 hours"
