@@ -12,6 +12,7 @@ import { Effect } from "effect"
 import ICAL from "ical.js"
 import { createPerson, expectStatus, uniqueEmail } from "../support/Fixtures.js"
 import { formTokens, freshAddress, guestsByEmail, publicEvent, register } from "../support/PublicPage.js"
+import { receiver } from "../support/Receiver.js"
 import { TestServer, testServer } from "../support/TestServer.js"
 
 const hoursFromNow = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString()
@@ -206,6 +207,29 @@ layer(testServer({ TRUSTED_PROXIES: "127.0.0.1" }), { timeout: 60_000, excludeTe
       const pending = uniqueEmail("pending")
       expect((yield* register(server, approval.slug, { email: pending })).text).toContain("awaiting approval")
       expect((yield* guestsByEmail(server, approval.event.eventId)).get(pending)!.rsvpStatus).toBe("Pending")
+    }))
+
+  it.scoped("a registration sends the GuestList notification of a POST and a guest change in the feed", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const org = yield* server.organization(`pub-hook-${process.pid}`)
+      const hook = yield* receiver
+      expectStatus(yield* server.request("POST", "/webhook", { token: org.token, body: { webhook: hook.url("/list"), type: "GuestList" } }), 200)
+      const { event, slug } = yield* publicEvent(server, {}, org.token)
+      const cursor = expectStatus(yield* server.request("GET", "/changes", { token: org.token }), 200).body.nextCursor as string
+      const email = uniqueEmail("hooked")
+      expect((yield* register(server, slug, { email, firstName: "Hook" })).status).toBe(200)
+      const received = yield* hook.next(8_000)
+      expect(received.path).toBe("/list")
+      expect(received.json).toHaveLength(1)
+      expect(received.json[0]).toMatchObject({ email, firstName: "Hook", rsvpStatus: "Accepted" })
+      expect(received.json[0].rsvpStatusHistory).toEqual([expect.objectContaining({ status: "Accepted", actorType: "eventPerson", actionType: "added" })])
+      const feed = expectStatus(yield* server.request("GET", `/changes?after=${cursor}`, { token: org.token }), 200).body
+      const personId = received.json[0].personId as string
+      expect((feed.changes as Array<Record<string, string>>).map((c) => [c.type, c.action, c.id])).toEqual(
+        expect.arrayContaining([["person", "created", personId], ["guest", "created", personId]])
+      )
+      expect((yield* guestsByEmail(server, event.eventId, org.token)).get(email)!.personId).toBe(personId)
     }))
 
   it.effect("closed registration: no form, and a POST answers 409 storing nothing", () =>
