@@ -21,6 +21,7 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { seedLarge } from "./large-seed.mjs"
 import { cpuMs, freePort, hasPostgres, peakRssMb, rssMb, sequential, startPostgres, startServer, TOKEN, treeCpuMs } from "./lib.mjs"
+import { makePublic, measureRegistrations, PUBLIC_PAGE, publicPage } from "./public.mjs"
 import { seed, seedPayments } from "./seed.mjs"
 import { measureWebhooks } from "./webhooks.mjs"
 
@@ -74,6 +75,8 @@ const conveneEnv = {
   BULK_RATE_LIMIT_BURST: "1000000",
   BULK_RATE_LIMIT_PER_MINUTE: "1000000",
   WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: "true",
+  // the registrations' client addresses (bench/public.mjs), each with its own bucket
+  TRUSTED_PROXIES: "127.0.0.1",
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "Info"
 }
 // as `npm start` and the Dockerfile run it
@@ -128,6 +131,8 @@ const scenarios = (data) => {
     { name: LIST_5000, connections: 20, request: () => ({ method: "GET", path: `/event/${data.largeEvent.eventId}/guestlist` }) },
     { name: "GET guestlist/search?name=", connections: 20, request: () => ({ method: "GET", path: `/event/${data.largeEvent.eventId}/guestlist/search?name=${encodeURIComponent(pick(["ada", "garcia", "mar", "sofia rossi"], n++))}` }) },
     statusPut(data.smallEvent.eventId, data.smallEvent.guests),
+    // the 1,000-guest event's public page (the floor has none: n/a)
+    publicPage(data.publicSlug),
     {
       name: "POST guestlist (500 new)",
       connections: 2,
@@ -273,6 +278,7 @@ const onPostgres = async () => {
   try {
     log(`PostgreSQL: seeding ${PERSONS} persons...`)
     const data = await seeded(server, "pg")
+    data.publicSlug = await makePublic(server.url, data.smallEvent.eventId, "bench-public", { capacityEnabled: true, capacity: 2_000 })
     execFileSync("psql", [database.url, "-qAt", "-c", "VACUUM ANALYZE"], { stdio: "ignore" })
     const results = {}
     for (const scenario of scenarios(data)) {
@@ -314,6 +320,8 @@ const main = async () => {
     servers[target.name] = server
   }
   await seedPayments(servers.convene.url, data.convene.personIds)
+  data.convene.publicSlug = await makePublic(servers.convene.url, data.convene.smallEvent.eventId, "bench-public", { capacityEnabled: true, capacity: 2_000 })
+  data.floor.publicSlug = "bench-public"
 
   const results = { convene: {}, floor: {} }
   const plans = { convene: scenarios(data.convene), floor: scenarios(data.floor) }
@@ -332,6 +340,8 @@ const main = async () => {
 
   log("webhook delivery (Convene only)...")
   const webhooks = await measureWebhooks(servers.convene, { changes: quick ? 50 : 200, registrations: 20, writes: quick ? 25 : 100 })
+  log("100 registrations at once on 50 places (Convene only)...")
+  const selfRegistrations = await measureRegistrations(servers.convene)
 
   // one GET of the 5,000-guest list, nothing else running
   const single = []
@@ -387,6 +397,19 @@ const main = async () => {
   table(
     ["5,000-guest GET alone (median ms)", "webhook p50 / p99 ms", "deliveries/s", "start-up to /readyz ms (Convene / floor)", "peak RSS MB (Convene / floor)"],
     [[fmt(single[Math.floor(single.length / 2)]), `${fmt(webhooks.p50)} / ${fmt(webhooks.p99)}`, fmt(webhooks.deliveriesPerSecond, 0), `${fmt(startup.convene, 0)} / ${fmt(startup.floor, 0)}`, `${fmt(peak.convene, 0)} / ${fmt(peak.floor, 0)}`]]
+  )
+
+  console.log("## The public page and self-registration (Convene only)\n")
+  table(
+    ["measure", "CPU ms per request", `beside ${GET_PERSON}`],
+    [
+      [`${PUBLIC_PAGE} (1,000 guests, 50 connections)`, fmt(c[PUBLIC_PAGE]["CPU ms/req"], 3), `${fmt(c[PUBLIC_PAGE]["CPU ms/req"] / c[GET_PERSON]["CPU ms/req"], 1)}x`],
+      [
+        `${selfRegistrations.count} registrations at once, ${selfRegistrations.capacity} places: ${selfRegistrations.accepted} Accepted, ${selfRegistrations.waitlisted} Waitlisted (checked), ${fmt(selfRegistrations.wallMs, 0)} ms in all`,
+        fmt(selfRegistrations.cpuMsPerRegistration, 3),
+        `${fmt(selfRegistrations.cpuMsPerRegistration / c[GET_PERSON]["CPU ms/req"], 1)}x`
+      ]
+    ]
   )
 
   if (postgres !== undefined) {

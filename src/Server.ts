@@ -63,6 +63,9 @@ import { PublicOrigin } from "./Runtime/PublicOrigin.js"
 import { RsvpRoutesLive } from "./Web/Rsvp/Routes.js"
 import { OrgRoutesLive } from "./Web/Org/Routes.js"
 import { OrganizationListing } from "./Guests/OrganizationListing.js"
+import { PublicRoutesLive } from "./Web/Public/Routes.js"
+import { SelfRegistration } from "./SelfRegistration/SelfRegistration.js"
+import { RateLimiter } from "./RateLimit/RateLimiter.js"
 import { DashboardLive, WebLive } from "./Web/Dashboard.js"
 import { uploadBodyRules } from "./Web/Kit/Upload.js"
 import { ImportDraftsRetentionLive } from "./Web/Imports/ImportDrafts.js"
@@ -94,6 +97,7 @@ export const ServicesLive = Layer.mergeAll(
   Changes.Default,
   EventInvitations.Default,
   Rsvp.Default,
+  SelfRegistration.Default,
   Idempotency.Default,
   PublicOrigin.Default,
   Readiness.Default,
@@ -140,6 +144,8 @@ export const HttpLive = serveObserved(requestLifecycle).pipe(
   Layer.provide(RsvpRoutesLive.pipe(Layer.provide(GateLive), Layer.provide(WebLive))),
   // the organization's public face, /o/<orgSlug> and its feeds (CONTRACT §16)
   Layer.provide(OrgRoutesLive.pipe(Layer.provide([GateLive, WebLive, OrganizationListing.Default]))),
+  // the events' public pages and self-registration (CONTRACT §16)
+  Layer.provide(PublicRoutesLive.pipe(Layer.provide(GateLive), Layer.provide(WebLive), Layer.provide(RateLimiter.Default))),
   Layer.provide(DashboardLive),
   // the dashboard's invitations pages (registered here rather than in Web/Dashboard.ts: once only)
   // bodies are JSON but on the dashboard's uploads and the API's CSV imports (Http/BodyRules.ts)

@@ -16,7 +16,8 @@ const FEATURES = [
   "Payments",
   "Guests",
   "Invitations",
-  "Rsvp"
+  "Rsvp",
+  "SelfRegistration"
 ]
 
 /** The platform: machinery that knows no feature. */

@@ -203,7 +203,11 @@ export class Events extends Effect.Service<Events>()("Convene/Events", {
     /** An event by its row id, as its row holds it: for the features that hold a reference to it (the RSVP page). */
     const byRowId = repo.byId
 
-    return { find, create, get, list, browse, usualTimezone, freeSlug, update, render, byRowId } as const
+    /** The event whose public page is `/e/<slug>` (CONTRACT §16): a public one with that slug, else none. */
+    const publicBySlug = (slug: string) =>
+      Effect.map(repo.bySlug(slug).pipe(Effect.orDie), Option.filter((row) => row.is_public === 1))
+
+    return { find, create, get, list, browse, usualTimezone, freeSlug, update, render, byRowId, publicBySlug } as const
   }),
   dependencies: [EventsRepo.Default, Outbox.Default, Ids.Default, Changes.Default]
 }) {}

@@ -82,7 +82,13 @@ export class GuestInvites extends Effect.Service<GuestInvites>()("Convene/GuestI
           repo.addHistory({ guestId, status: answer.rsvpStatus, actorType: "eventPerson", actorId: personId, actionType: "updated", at })
         )
 
-    return { addInvites, ensureInviteTokens, recordAnswer } as const
+    return {
+      addInvites,
+      ensureInviteTokens,
+      recordAnswer,
+      /** Claims emailing a guest their RSVP link now, unless it was emailed after `since` (self-registration's once an hour). */
+      claimLinkEmail: repo.claimLinkEmail
+    } as const
   }),
   dependencies: [GuestsRepo.Default, Ids.Default, Changes.Default]
 }) {}

@@ -13,6 +13,7 @@ import type { ActorType } from "./Domain.js"
 import { HISTORY_ENTRIES, LinkRow } from "./GuestRows.js"
 
 const ActiveLinkRow = Schema.Struct({ ...LinkRow.fields, public_id: Schema.String })
+const LinkEmailed = Schema.Struct({ link_emailed_at: Schema.NullOr(Schema.String) })
 
 export const guestLinkStatements = (sql: SqlClient.SqlClient, direct: DirectSqlShape) => {
   const d = dialectOf(sql)
@@ -78,5 +79,17 @@ export const guestLinkStatements = (sql: SqlClient.SqlClient, direct: DirectSqlS
     direct.run(sql`INSERT INTO invites (event_guest_id, token, created_at) VALUES (${guestId}, ${token}, ${at})
         ON CONFLICT (event_guest_id) DO NOTHING`)
 
-  return { link, activeLinks, insertLink, readd, update, remove, addHistory, addInvite } as const
+  /**
+   * Claims the emailing of a guest's RSVP link at `at` unless it was emailed after `since` (migration
+   * 0028); answers whether it was claimed. Read and written in the caller's write transaction.
+   */
+  const claimLinkEmail = (guestId: GuestRowId, at: string, since: string) =>
+    Effect.gen(function*() {
+      const row = yield* direct.first(LinkEmailed, sql`SELECT link_emailed_at FROM event_guests WHERE id = ${guestId}`)
+      if (row === undefined || (row.link_emailed_at !== null && row.link_emailed_at > since)) return false
+      yield* direct.run(sql`UPDATE event_guests SET link_emailed_at = ${at} WHERE id = ${guestId}`)
+      return true
+    })
+
+  return { link, activeLinks, insertLink, readd, update, remove, addHistory, addInvite, claimLinkEmail } as const
 }

@@ -26,8 +26,9 @@ import { type GuestUpdate, historyFull, MAX_HISTORY_ENTRIES, type NewGuest } fro
 import { GuestNotifications } from "./GuestNotifications.js"
 import { GuestRenderer } from "./GuestRenderer.js"
 import { GuestsRepo } from "./GuestsRepo.js"
+import { type Registration, registeredStatus, registrationColumns } from "./Registration.js"
 import { freesPlace } from "./Waitlist.js"
-import { WaitlistPromotion } from "./WaitlistPromotion.js"
+import { limitsPlaces, WaitlistPromotion } from "./WaitlistPromotion.js"
 
 /** The path of the first custom column an update names that the event does not have, if any. */
 const unknownColumn = (event: EventRow, items: ReadonlyArray<GuestUpdate>) => {
@@ -74,12 +75,18 @@ export class GuestListWrites extends Effect.Service<GuestListWrites>()("Convene/
         return change
       })
 
-    /** Adds guests: existing persons by id, or by email (matched among active persons, else created). */
-    const add = Effect.fn("GuestLists.add")(function*(caller: Caller, eventId: string, items: ReadonlyArray<NewGuest>) {
+    /**
+     * Adds guests: existing persons by id, or by email (matched among active persons, else created).
+     * With a `registration`, the guests sign themselves up on the public page (Registration.ts).
+     */
+    const add = Effect.fn("GuestLists.add")(function*(caller: Caller, eventId: string, items: ReadonlyArray<NewGuest>, registration?: Registration) {
       const event = yield* events.find(caller, eventId)
       const at = yield* nowIso
       const newIds = yield* Effect.forEach(items, () => ids.uuid)
       return yield* Effect.gen(function*() {
+        // a registration's places, counted in this transaction and taken as guests are added
+        const places = { capacityEnabled: limitsPlaces(event), capacity: event.capacity, accepted: 0 }
+        if (registration !== undefined && places.capacityEnabled) places.accepted = yield* repo.acceptedCount(event.id)
         const guestIds: Array<GuestRowId> = []
         const affected: Array<GuestRowId> = []
         const created = new Set<string>()
@@ -128,7 +135,14 @@ export class GuestListWrites extends Effect.Service<GuestListWrites>()("Convene/
           }
           affected.push(guestId)
           added.push(guestChange("created", publicId, event.public_id))
-          yield* repo.addHistory({ guestId, status: "Invited", actorType: caller.actor.type, actorId: caller.actor.id, actionType: "added", at })
+          if (registration === undefined) {
+            yield* repo.addHistory({ guestId, status: "Invited", actorType: caller.actor.type, actorId: caller.actor.id, actionType: "added", at })
+          } else {
+            const status = registeredStatus(registration, places)
+            if (status === "Accepted") places.accepted++
+            yield* repo.update(guestId, registrationColumns(registration, status), at)
+            yield* repo.addHistory({ guestId, status, actorType: "eventPerson", actorId: publicId, actionType: "added", at })
+          }
           if (!guestIds.includes(guestId)) guestIds.push(guestId)
         }
         return yield* published(caller, event, guestIds, at, { affected, added: affected.length }, () => [

@@ -117,6 +117,7 @@ export class GuestLists extends Effect.Service<GuestLists>()("Convene/GuestLists
       guest: queries.guest,
       ensureInviteTokens: invites.ensureInviteTokens,
       recordAnswer: invites.recordAnswer,
+      claimLinkEmail: invites.claimLinkEmail,
       /** The list as CSV, streamed (GuestsCsv.ts). */
       exportCsv: csv.exportCsv,
       /** A CSV import into the list (GuestsCsv.ts). */

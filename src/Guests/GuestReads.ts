@@ -23,6 +23,8 @@ export class GuestReads extends Effect.Service<GuestReads>()("Convene/GuestReads
       byIds: repo.byIds,
       /** How many guests of the event hold a place (Accepted), other than one. */
       acceptedOthers: repo.acceptedOthers,
+      /** How many guests of the event hold a place (Accepted), counted up to a limit (the capacity), on an index. */
+      acceptedUpTo: repo.acceptedUpTo,
       /** The invite tokens the given guests have (guests without one are absent). */
       inviteTokens: repo.inviteTokens
     } as const

@@ -33,6 +33,20 @@ export const waitlistStatements = (sql: SqlClient.SqlClient, direct: DirectSqlSh
     )
 
   /**
+   * Guests holding a place, counted up to `limit` (the capacity): what the public page shows, on the
+   * `(event_id, rsvp_status)` index, so its cost does not grow with the list (migration 0028).
+   */
+  const acceptedUpTo = (eventId: EventRowId, limit: number) =>
+    Effect.map(
+      direct.first(
+        Count,
+        sql`SELECT count(*) AS n FROM (SELECT 1 FROM event_guests
+            WHERE event_id = ${eventId} AND rsvp_status = 'Accepted' AND removed_at IS NULL LIMIT ${limit}) AS taken`
+      ),
+      (row) => row?.n ?? 0
+    )
+
+  /**
    * The event's `Waitlisted` guests, unordered, each with the first history entry after its last
    * entry of another status (the moment it became `Waitlisted`: later `Waitlisted` entries of a
    * repeated PUT keep its place), on the history's `(event_guest_id, …)` index.
@@ -49,5 +63,5 @@ export const waitlistStatements = (sql: SqlClient.SqlClient, direct: DirectSqlSh
           WHERE g.event_id = ${eventId} AND g.removed_at IS NULL AND g.rsvp_status = 'Waitlisted'`
     )
 
-  return { acceptedCount, waiting } as const
+  return { acceptedCount, acceptedUpTo, waiting } as const
 }

@@ -190,3 +190,6 @@ export const renderInvitation = (input: InvitationInput): RenderedEmail => {
   const html = `<!doctype html>${renderToString(<InvitationHtml input={input} subject={subject} facts={facts} />)}`
   return { subject, text, html }
 }
+
+/** The pieces other emails of an event share with the invitation (SelfRegistration/ConfirmationEmail.tsx). */
+export { type Facts, factsOf, inline, Lines, oneLine, paragraphs, Row }

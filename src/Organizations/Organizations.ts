@@ -4,6 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type { OrganizationRowId } from "../Domain/RowIds.js"
 import { nowIso } from "../Domain/Time.js"
 import { Conflict, InvalidRequest, NotFound } from "../Domain/Errors.js"
 import { onUniqueViolation } from "../Db/SqlErrors.js"
@@ -14,6 +15,9 @@ export class Organizations extends Effect.Service<Organizations>()("Convene/Orga
     const repo = yield* OrganizationsRepo
 
     const find = (slug: string) => repo.organizationBySlug(slug).pipe(Effect.orDie)
+
+    /** An organization by its row id (the one an event belongs to, for its public page). */
+    const byId = (id: OrganizationRowId) => repo.organizationById(id).pipe(Effect.orDie)
 
     const get = (slug: string) =>
       find(slug).pipe(Effect.flatMap(Option.match({
@@ -30,7 +34,7 @@ export class Organizations extends Effect.Service<Organizations>()("Convene/Orga
       )
     })
 
-    return { find, get, create } as const
+    return { find, byId, get, create } as const
   }),
   dependencies: [OrganizationsRepo.Default]
 }) {}

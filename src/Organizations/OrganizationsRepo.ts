@@ -40,6 +40,12 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Conv
       execute: (slug) => sql`SELECT id, slug, name FROM organizations WHERE slug = ${slug}`
     })
 
+    const organizationById = SqlSchema.findOne({
+      Request: Schema.Number,
+      Result: OrganizationRow,
+      execute: (id) => sql`SELECT id, slug, name FROM organizations WHERE id = ${id}`
+    })
+
     const insertOrganization = (row: { slug: string; name: string; createdAt: string }) =>
       sql`INSERT INTO organizations (slug, name, created_at) VALUES (${row.slug}, ${row.name}, ${row.createdAt})
           RETURNING id, slug, name`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Tuple(OrganizationRow))), Effect.map(([o]) => o))
@@ -103,6 +109,7 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("Conv
 
     return {
       organizationBySlug,
+      organizationById,
       insertOrganization,
       userByEmail,
       userById,

@@ -5,6 +5,8 @@
  * JSON API (nor of its OpenAPI document): HTML routes on the same router, limited per client IP
  * like every request without credentials. The form is protected against cross-site requests by a
  * double-submit token (a SameSite=Strict cookie matched by a hidden field) and an Origin check.
+ * `GET /rsvp/:slug` without an invite leads (303) to the event's public page when it has one
+ * (Web/Public/Routes.ts), else it is the same 404.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
@@ -20,6 +22,7 @@ import { CALENDAR_CONTENT_TYPE, calendarFileName, eventCalendar } from "../../Ca
 import { AppConfig } from "../../Config/AppConfig.js"
 import { Ids } from "../../Domain/Ids.js"
 import { rsvpQuestionsOf } from "../../Events/EventJson.js"
+import { Events } from "../../Events/Events.js"
 import { currentClient } from "../../Http/RequestMeta.js"
 import { doorAddress, formatCode, qrDrawing } from "../../Guests/Tickets.js"
 import { fromOwnPages } from "../../Http/SameOrigin.js"
@@ -71,6 +74,7 @@ export const parseAnswer = (params: UrlParams.UrlParams, questions: number): Ans
 export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const rsvp = yield* Rsvp
+    const events = yield* Events
     const gate = yield* Gate
     const ids = yield* Ids
     const publicOrigin = yield* PublicOrigin
@@ -147,7 +151,14 @@ export const RsvpRoutesLive = HttpApiBuilder.Router.use((router) =>
       limited(Effect.gen(function*() {
         const { slug } = yield* HttpRouter.params
         const token = yield* invite
-        if (slug === undefined || token === undefined) return notFound
+        if (slug === undefined) return notFound
+        // without an invite, a public event's address leads to its public page (CONTRACT §16)
+        if (token === undefined) {
+          const event = yield* events.publicBySlug(slug)
+          return Option.isNone(event)
+            ? notFound
+            : HttpServerResponse.redirect(publicOrigin.href(`/e/${encodeURIComponent(slug)}`), { status: 303, headers: pageHeaders })
+        }
         const saved = (yield* HttpServerRequest.ParsedSearchParams)["saved"] === "1"
         return yield* page(slug, token, { saved })
       }))
