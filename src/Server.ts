@@ -54,6 +54,7 @@ import { LoggingLive } from "./Runtime/Logging.js"
 import { EmailChannel, EmailChannelLive, emailReferrer } from "./Email/EmailChannel.js"
 import { invitationsReferrer } from "./Invitations/Retention.js"
 import { StatusMailerLive } from "./Invitations/StatusEmails.js"
+import { RemindersLive } from "./Invitations/Reminders.js"
 import { Channels } from "./Outbox/Channel.js"
 import { DispatcherLive } from "./Outbox/Dispatcher.js"
 import { DeliveryReferrers, OutboxRetentionLive } from "./Outbox/Retention.js"
@@ -170,7 +171,7 @@ const OutboxLive = DispatcherLive.pipe(
 )
 
 /** The whole application over a database: what `main` runs and what tests start. */
-export const AppLive = Layer.mergeAll(HttpLive, OutboxLive, RetentionLive).pipe(
+export const AppLive = Layer.mergeAll(HttpLive, OutboxLive, RetentionLive, RemindersLive).pipe(
   Layer.provideMerge(BootstrapLive),
   Layer.provideMerge(ServicesLive),
   Layer.provideMerge(withSqlSpans(SqlLive)),

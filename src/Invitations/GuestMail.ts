@@ -70,16 +70,15 @@ export class GuestMail extends Effect.Service<GuestMail>()("Convene/GuestMail", 
       })
 
     /**
-     * Queues the emails of one event's guests in the caller's transaction, with `each` run for each
-     * email queued (in the same transaction: a reminder's mark). Past the quota nothing is queued
-     * and `each` is not run: answers false.
+     * Queues the emails of one event's guests in the caller's transaction. Past the quota nothing
+     * is queued: answers false.
      */
-    const queue = <E, R>(event: EventRow, emails: ReadonlyArray<GuestEmailOf>, each: (email: GuestEmailOf) => Effect.Effect<void, E, R> = () => Effect.void) =>
+    const queue = (event: EventRow, emails: ReadonlyArray<GuestEmailOf>) =>
       Effect.gen(function*() {
         if (!mailer.configured || emails.length === 0) return true
         const organizer = yield* organizerOf(event.organization_id)
         return yield* outbox.batch(event.organization_id, emails.length, (enqueue) =>
-          Effect.forEach(emails, (email) => Effect.zipRight(Effect.flatMap(compose(event, organizer, email), enqueue), each(email)), { discard: true })).pipe(
+          Effect.forEach(emails, (email) => Effect.flatMap(compose(event, organizer, email), enqueue), { discard: true })).pipe(
             Effect.as(true),
             Effect.catchTag("RateLimited", () =>
               Effect.as(Effect.logWarning(`emails to ${emails.length} guests of event ${event.public_id} not sent: the organization's daily email quota is reached`), false))
