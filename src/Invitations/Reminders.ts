@@ -52,14 +52,18 @@ export class Reminders extends Effect.Service<Reminders>()("Convene/Reminders", 
     const mail = yield* GuestMail
     const origin = yield* PublicOrigin
 
-    /** One transaction: up to `limit` guests of the event not reminded at the nearest due offset, marked and emailed. Answers how many it found. */
+    /**
+     * One transaction: up to `limit` guests of the event not reminded at the nearest due offset,
+     * marked and emailed. Answers how many it found, and how many of those it marked (none: another
+     * pass has them).
+     */
     const remindBatch = (eventId: EventRowId, due: DueReminders, limit: number) =>
       Effect.gen(function*() {
         const found = yield* events.byRowId(eventId)
-        if (Option.isNone(found)) return 0
+        if (Option.isNone(found)) return { found: 0, marked: 0 }
         const event = found.value
         const guests = yield* repo.unreminded(event.id, due.nearest, limit)
-        if (guests.length === 0) return 0
+        if (guests.length === 0) return { found: 0, marked: 0 }
         const now = yield* Clock.currentTimeMillis
         const at = new Date(now).toISOString()
         const winners: Array<(typeof guests)[number]> = []
@@ -82,7 +86,7 @@ export class Reminders extends Effect.Service<Reminders>()("Convene/Reminders", 
           })
         }
         if (!(yield* mail.queue(event, emails))) return yield* new QuotaReached()
-        return guests.length
+        return { found: guests.length, marked: winners.length }
       }).pipe(sql.withTransaction)
 
     /** The due reminders of one event, in batches, up to `budget` guests; answers the guests it found. */
@@ -90,9 +94,9 @@ export class Reminders extends Effect.Service<Reminders>()("Convene/Reminders", 
       Effect.gen(function*() {
         let done = 0
         while (done < budget) {
-          const found = yield* remindBatch(eventId, due, Math.min(BATCH, budget - done))
-          if (found === 0) break
-          done += found
+          const batch = yield* remindBatch(eventId, due, Math.min(BATCH, budget - done))
+          done += batch.found
+          if (batch.found === 0 || batch.marked === 0) break
         }
         return done
       }).pipe(Effect.catchTag("QuotaReached", () => Effect.succeed(0)))
