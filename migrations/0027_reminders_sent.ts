@@ -10,6 +10,9 @@ import * as Effect from "effect/Effect"
  * instances: a second insert finds the row and queues nothing. The rows stay (a few per guest):
  * a reminder sent is never sent again, also when the event's start moves.
  *
+ * `events_reminders`: the events with reminders by start, so that each pass reads only those still
+ * to start (Invitations/RemindersRepo.ts `upcoming`), not every event.
+ *
  * `outbox_emails.reply_to`: the email's Reply-To (the event's `replyTo`), null for none.
  */
 export default Effect.gen(function*() {
@@ -22,5 +25,6 @@ export default Effect.gen(function*() {
     sent_at         TEXT NOT NULL,
     UNIQUE (event_id, person_id, offset_seconds)
   ) STRICT`
+  yield* sql`CREATE INDEX events_reminders ON events (primary_date_utc, id) WHERE reminders <> '[]'`
   yield* sql`ALTER TABLE outbox_emails ADD COLUMN reply_to TEXT`
 })

@@ -28,7 +28,7 @@ import { repeatedly } from "../Runtime/Background.js"
 import { GuestMail, type GuestEmailOf } from "./GuestMail.js"
 import { reminderWords } from "./ReminderEmail.js"
 import { dueAt, type DueReminders, offsetsOf } from "./ReminderRule.js"
-import { RemindersRepo } from "./RemindersRepo.js"
+import { RemindersRepo, type UpcomingRow } from "./RemindersRepo.js"
 
 /** The pause between two passes: a reminder goes out at most this long after it is due (while an instance runs). */
 export const REMINDER_PAUSE = Duration.seconds(30)
@@ -107,9 +107,9 @@ export class Reminders extends Effect.Service<Reminders>()("Convene/Reminders", 
       const now = yield* Clock.currentTimeMillis
       const nowIso = new Date(now).toISOString()
       let budget = PER_PASS
-      let after = 0
+      let after: { readonly start: string; readonly id: number } | undefined = undefined
       for (;;) {
-        const page = yield* repo.upcoming(nowIso, after, EVENTS_PAGE)
+        const page: ReadonlyArray<UpcomingRow> = yield* repo.upcoming(nowIso, after, EVENTS_PAGE)
         for (const row of page) {
           const due = dueAt(Date.parse(row.primary_date_utc), offsetsOf(row.reminders), now)
           if (due === undefined) continue
@@ -117,7 +117,8 @@ export class Reminders extends Effect.Service<Reminders>()("Convene/Reminders", 
           if (budget <= 0) return PER_PASS
         }
         if (page.length < EVENTS_PAGE) return PER_PASS - budget
-        after = page[page.length - 1]!.id
+        const last = page[page.length - 1]!
+        after = { start: last.primary_date_utc, id: last.id }
       }
     })
 

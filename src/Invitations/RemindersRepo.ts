@@ -31,13 +31,20 @@ export class RemindersRepo extends Effect.Service<RemindersRepo>()("Convene/Remi
     const sql = yield* SqlClient.SqlClient
     const direct = yield* DirectSql
 
-    /** Events with reminders that start after `now`, by row id after `afterId`, `limit` at most. */
-    const upcoming = (now: string, afterId: number, limit: number) =>
+    /**
+     * Events with reminders that start after `now`, by start then row id, after the last one read
+     * (`after`), `limit` at most (on the partial index `events_reminders`, migration 0027).
+     */
+    const upcoming = (now: string, after: { readonly start: string; readonly id: number } | undefined, limit: number) =>
       direct.rows(
         UpcomingRow,
-        sql`SELECT id, primary_date_utc, reminders FROM events
-            WHERE reminders <> '[]' AND primary_date_utc > ${now} AND id > ${afterId}
-            ORDER BY id LIMIT ${limit}`
+        after === undefined
+          ? sql`SELECT id, primary_date_utc, reminders FROM events
+                WHERE reminders <> '[]' AND primary_date_utc > ${now}
+                ORDER BY primary_date_utc, id LIMIT ${limit}`
+          : sql`SELECT id, primary_date_utc, reminders FROM events
+                WHERE reminders <> '[]' AND (primary_date_utc > ${after.start} OR (primary_date_utc = ${after.start} AND id > ${after.id}))
+                ORDER BY primary_date_utc, id LIMIT ${limit}`
       )
 
     /** The event's `Accepted` guests on the list with an email, not reminded at `offset` yet, in list order, `limit` at most. */

@@ -146,6 +146,27 @@ layer(Reminders.Default.pipe(Layer.provideMerge(testDatabase(env))), { excludeTe
       expect(yield* queuedTo(guests.map((g) => g.email))).toHaveLength(3)
     }))
 
+  it.effect("reads the events still to start that have reminders, page by page, by start then id", () =>
+    Effect.gen(function*() {
+      const db = yield* TestDatabase
+      const { caller } = yield* db.organization("reminders-f")
+      const start = new Date(Date.now() + 400 * 86_400_000).toISOString()
+      const made = [
+        yield* dueEvent(caller, { primaryDate: start }),
+        yield* dueEvent(caller, { primaryDate: start }),
+        yield* dueEvent(caller, { primaryDate: new Date(Date.now() + 401 * 86_400_000).toISOString() }),
+        yield* dueEvent(caller, { primaryDate: start, reminders: [] })
+      ]
+      const repo = yield* Effect.provide(RemindersRepo, RemindersRepo.Default)
+      const rowIds = yield* db.query<{ id: number; public_id: string }>("SELECT id, public_id FROM events")
+      const idOf = new Map(rowIds.map((r) => [Number(r.id), r.public_id]))
+      // from a year ahead, where only these are
+      const now = new Date(Date.now() + 399 * 86_400_000).toISOString()
+      const first = yield* repo.upcoming(now, undefined, 2)
+      const second = yield* repo.upcoming(now, { start: first[1]!.primary_date_utc, id: first[1]!.id }, 2)
+      expect([...first, ...second].map((row) => idOf.get(row.id))).toEqual([made[0]!.eventId, made[1]!.eventId, made[2]!.eventId])
+    }))
+
   it.effect("the table refuses a second mark of one guest, event and offset", () =>
     Effect.gen(function*() {
       const db = yield* TestDatabase

@@ -83,7 +83,7 @@ const over = (startAt: number, reminders: ReadonlyArray<string>, guests: Array<F
   const layer = Reminders.DefaultWithoutDependencies.pipe(
     Layer.provide(makeTestLayer(SqlClient.SqlClient)({ withTransaction: (effect) => effect })),
     Layer.provide(makeTestLayer(RemindersRepo)({
-      upcoming: (now, afterId) => Effect.succeed(row.primary_date_utc > now && afterId < row.id ? [row] : []),
+      upcoming: (now, after) => Effect.succeed(row.primary_date_utc > now && after === undefined ? [row] : []),
       unreminded: (_, offset, limit) =>
         Effect.succeed(
           guests.filter((g) => g.status === "Accepted" && !g.removed && !marks.has(key(g.gid, offset))).slice(0, limit)
