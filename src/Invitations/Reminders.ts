@@ -8,8 +8,8 @@
  * (unique per event, person and offset) is inserted in the transaction that queues the email; a
  * mark already there (another pass, another instance, before a restart) sends nothing. A pass
  * does bounded work (`PER_PASS` guests at most, `BATCH` per transaction) and the next one goes on.
- * Past the organization's daily email quota the transaction is rolled back (no mark, no email):
- * the reminder is tried again by the next passes while the event has not started. Without email
+ * A batch takes no more guests than the organization's daily email quota has left; past the quota
+ * nothing is marked or sent, and the next passes try again while the event has not started. Without email
  * configured, nothing is marked or sent.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -20,6 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { EventRowId, GuestRowId } from "../Domain/RowIds.js"
+import { EmailQuota } from "../Email/EmailQuota.js"
 import { Events } from "../Events/Events.js"
 import { GuestInvites } from "../Guests/GuestInvites.js"
 import { TicketCodes } from "../Guests/TicketCodes.js"
@@ -51,6 +52,7 @@ export class Reminders extends Effect.Service<Reminders>()("Convene/Reminders", 
     const tickets = yield* TicketCodes
     const mail = yield* GuestMail
     const origin = yield* PublicOrigin
+    const quota = yield* EmailQuota
 
     /**
      * One transaction: up to `limit` guests of the event not reminded at the nearest due offset,
@@ -62,7 +64,10 @@ export class Reminders extends Effect.Service<Reminders>()("Convene/Reminders", 
         const found = yield* events.byRowId(eventId)
         if (Option.isNone(found)) return { found: 0, marked: 0 }
         const event = found.value
-        const guests = yield* repo.unreminded(event.id, due.nearest, limit)
+        // as many as the organization's daily quota still allows (read in this write transaction)
+        const allowed = (yield* quota.state(event.organization_id)).left
+        if (allowed === 0) return yield* new QuotaReached()
+        const guests = yield* repo.unreminded(event.id, due.nearest, Math.min(limit, allowed))
         if (guests.length === 0) return { found: 0, marked: 0 }
         const now = yield* Clock.currentTimeMillis
         const at = new Date(now).toISOString()
@@ -99,7 +104,8 @@ export class Reminders extends Effect.Service<Reminders>()("Convene/Reminders", 
           if (batch.found === 0 || batch.marked === 0) break
         }
         return done
-      }).pipe(Effect.catchTag("QuotaReached", () => Effect.succeed(0)))
+      }).pipe(Effect.catchTag("QuotaReached", () =>
+        Effect.as(Effect.logWarning(`reminders of event ${eventId} wait: the organization's daily email quota is reached`), 0)))
 
     /** One pass: every event with reminders due now, `PER_PASS` guests at most. Answers the guests it reminded or found reminded. */
     const pass = Effect.gen(function*() {
@@ -124,7 +130,15 @@ export class Reminders extends Effect.Service<Reminders>()("Convene/Reminders", 
 
     return { pass } as const
   }),
-  dependencies: [RemindersRepo.Default, Events.Default, GuestInvites.Default, TicketCodes.Default, GuestMail.Default, PublicOrigin.Default]
+  dependencies: [
+    RemindersRepo.Default,
+    Events.Default,
+    GuestInvites.Default,
+    TicketCodes.Default,
+    GuestMail.Default,
+    PublicOrigin.Default,
+    EmailQuota.Default
+  ]
 }) {}
 
 /** The reminders' fiber in the server's scope: a pass now and every `pause` (src/Runtime/Background.ts: a failed pass is logged, the next one runs). */

@@ -10,6 +10,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Schema } from "effect"
 import type { Caller } from "../../src/Domain/Caller.js"
 import { CreateEvent } from "../../src/Events/Domain.js"
+import { EmailQuota } from "../../src/Email/EmailQuota.js"
 import { Events } from "../../src/Events/Events.js"
 import { GuestUpdate, NewGuest } from "../../src/Guests/Domain.js"
 import { GuestLists } from "../../src/Guests/GuestLists.js"
@@ -139,7 +140,7 @@ layer(Reminders.Default.pipe(Layer.provideMerge(testDatabase(env))), { excludeTe
       ).pipe(Layer.provide(RemindersRepo.Default))
       const racing = Reminders.DefaultWithoutDependencies.pipe(
         Layer.provide(staleRepo),
-        Layer.provide([Events.Default, GuestInvites.Default, TicketCodes.Default, GuestMail.Default, PublicOrigin.Default])
+        Layer.provide([Events.Default, GuestInvites.Default, TicketCodes.Default, GuestMail.Default, PublicOrigin.Default, EmailQuota.Default])
       )
       // one batch of the second pass reads the stale guests, marks none, sends none, and stops
       yield* Effect.flatMap(Reminders, (reminders) => Effect.zipRight(reminders.pass, reminders.pass)).pipe(Effect.provide(racing))
@@ -184,3 +185,21 @@ layer(Reminders.Default.pipe(Layer.provideMerge(testDatabase(env))), { excludeTe
       expect(Exit.isFailure(yield* Effect.exit(insert(7_200)))).toBe(true)
     }))
 })
+
+layer(Reminders.Default.pipe(Layer.provideMerge(testDatabase({ ...env, EMAIL_DAILY_LIMIT: "3" }))), { excludeTestServices: true, timeout: 120_000 })(
+  "reminders past the daily email quota",
+  (it) => {
+    it.effect("as many as the quota allows go, the rest wait unmarked; nothing fails", () =>
+      Effect.gen(function*() {
+        const db = yield* TestDatabase
+        const { caller } = yield* db.organization("reminders-quota")
+        const gala = yield* dueEvent(caller)
+        const guests = yield* guestsWith(caller, gala.eventId, "quota", ["Accepted", "Accepted", "Accepted", "Accepted", "Accepted"])
+        const reminders = yield* Reminders
+        yield* reminders.pass
+        yield* reminders.pass
+        expect(yield* queuedTo(guests.map((g) => g.email))).toHaveLength(3)
+        expect(Number((yield* marksOf(gala.eventId))[0]!.n)).toBe(3)
+      }))
+  }
+)

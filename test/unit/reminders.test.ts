@@ -12,6 +12,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
 import { EventRowId, GuestRowId, OrganizationRowId, PersonRowId } from "../../src/Domain/RowIds.js"
 import type { EventRow } from "../../src/Events/EventRow.js"
+import { EmailQuota } from "../../src/Email/EmailQuota.js"
 import { Events } from "../../src/Events/Events.js"
 import { GuestInvites } from "../../src/Guests/GuestInvites.js"
 import { TicketCodes } from "../../src/Guests/TicketCodes.js"
@@ -101,6 +102,7 @@ const over = (startAt: number, reminders: ReadonlyArray<string>, guests: Array<F
       queue: (_, emails) =>
         Effect.flatMap(TestClock.currentTimeMillis, (at) => Effect.sync(() => (sent.push(...emails.map((email) => ({ at, email }))), true)))
     })),
+    Layer.provide(makeTestLayer(EmailQuota)({ state: () => Effect.succeed({ limit: 1000, used: 0, left: 1000, nextFreeAt: null }) })),
     Layer.provide(makeTestLayer(PublicOrigin)({ rsvpLink: (slug, token) => `https://convene.test/rsvp/${slug}?invite=${token}` }))
   )
   return { layer, marks, sent }
