@@ -61,6 +61,7 @@ const BOTH_ENGINES = [
   "test/slow/large-answers.test.ts",
   "test/slow/logging.test.ts",
   "test/slow/operations.test.ts",
+  "test/slow/reminders.test.ts",
   "test/slow/shutdown.test.ts",
   "test/slow/tracing.test.ts",
   "test/slow/webhooks-crash.test.ts"

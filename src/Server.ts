@@ -53,6 +53,8 @@ import { CustomFieldsHttp, PersonsHttp } from "./Persons/Http.js"
 import { LoggingLive } from "./Runtime/Logging.js"
 import { EmailChannel, EmailChannelLive, emailReferrer } from "./Email/EmailChannel.js"
 import { invitationsReferrer } from "./Invitations/Retention.js"
+import { StatusMailerLive } from "./Invitations/StatusEmails.js"
+import { RemindersLive } from "./Invitations/Reminders.js"
 import { Channels } from "./Outbox/Channel.js"
 import { DispatcherLive } from "./Outbox/Dispatcher.js"
 import { DeliveryReferrers, OutboxRetentionLive } from "./Outbox/Retention.js"
@@ -76,7 +78,7 @@ import { WebhooksHttp } from "./Webhooks/Http.js"
 import { Registrations } from "./Webhooks/Registrations.js"
 
 /** What lower features ask of higher ones (ports: ARCHITECTURE.md, "Features"), answered by the higher ones. */
-const PortsLive = Layer.mergeAll(GuestLinksLive, EventHistoryLive, WebhookSamplesLive)
+const PortsLive = Layer.mergeAll(GuestLinksLive, EventHistoryLive, WebhookSamplesLive, StatusMailerLive)
 
 /** Domain services over the database. */
 export const ServicesLive = Layer.mergeAll(
@@ -152,6 +154,8 @@ export const HttpLive = serveObserved(requestLifecycle).pipe(
   Layer.provide(ErrorMappingLive.pipe(Layer.provide(BodyRules.layer(uploadBodyRules, csvBodyRules(Api))))),
   Layer.provide(ApiLive),
   Layer.provide(ServicesLive),
+  // the ports, for the services the dashboard's areas build themselves (Tickets, Approvals)
+  Layer.provide(PortsLive),
   // the router's default refuses path parameters over 100 characters as an unknown route; a long id
   // is an unknown id (404 from its handler, after validation), like any other
   Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: 16_384 })),
@@ -177,7 +181,7 @@ const OutboxLive = DispatcherLive.pipe(
 )
 
 /** The whole application over a database: what `main` runs and what tests start. */
-export const AppLive = Layer.mergeAll(HttpLive, OutboxLive, RetentionLive).pipe(
+export const AppLive = Layer.mergeAll(HttpLive, OutboxLive, RetentionLive, RemindersLive).pipe(
   Layer.provideMerge(BootstrapLive),
   Layer.provideMerge(ServicesLive),
   Layer.provideMerge(withSqlSpans(SqlLive)),

@@ -85,6 +85,7 @@ const TABLES = {
   rsvp_history: "Guests",
   tickets: "Guests",
   invitations: "Invitations",
+  reminders_sent: "Invitations",
   outbox_deliveries: "Outbox",
   outbox_instances: "Outbox",
   idempotency_keys: "Idempotency",

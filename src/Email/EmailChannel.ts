@@ -33,6 +33,7 @@ const make = Effect.gen(function*() {
         subject: row.subject,
         text: row.text_body,
         html: row.html_body,
+        replyTo: row.reply_to,
         attachments: yield* decodeAttachments(row.attachments).pipe(Effect.orDie)
       }))
       const outcome: Outcome = result._tag === "Right"

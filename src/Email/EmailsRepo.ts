@@ -17,7 +17,8 @@ export const EmailAttemptRow = Schema.Struct({
   subject: Schema.String,
   text_body: Schema.String,
   html_body: Schema.String,
-  attachments: Schema.String
+  attachments: Schema.String,
+  reply_to: Schema.NullOr(Schema.String)
 })
 export type EmailAttemptRow = typeof EmailAttemptRow.Type
 
@@ -34,15 +35,16 @@ export class EmailsRepo extends Effect.Service<EmailsRepo>()("Convene/EmailsRepo
       readonly text: string
       readonly html: string
       readonly attachments: ReadonlyArray<EmailAttachment>
+      readonly replyTo?: string | null | undefined
     }) =>
-      direct.run(sql`INSERT INTO outbox_emails (delivery_id, message_id, recipient, subject, text_body, html_body, attachments)
+      direct.run(sql`INSERT INTO outbox_emails (delivery_id, message_id, recipient, subject, text_body, html_body, attachments, reply_to)
           VALUES (${row.deliveryId}, ${row.messageId}, ${row.to}, ${row.subject}, ${row.text}, ${row.html},
-                  ${JSON.stringify(row.attachments)})`)
+                  ${JSON.stringify(row.attachments)}, ${row.replyTo ?? null})`)
 
     const attempt = (deliveryId: number) =>
       direct.first(
         EmailAttemptRow,
-        sql`SELECT message_id, recipient, subject, text_body, html_body, attachments
+        sql`SELECT message_id, recipient, subject, text_body, html_body, attachments, reply_to
             FROM outbox_emails WHERE delivery_id = ${deliveryId}`
       )
 

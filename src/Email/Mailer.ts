@@ -26,7 +26,11 @@ import { countEmailSent } from "../Telemetry/Metrics.js"
 export const EmailAttachment = Schema.Struct({
   filename: Schema.String,
   contentType: Schema.String,
-  content: Schema.String
+  /** The content as text, or base64 when `encoding` says so (an image). */
+  content: Schema.String,
+  encoding: Schema.optional(Schema.Literal("base64")),
+  /** The Content-ID an HTML part refers to (`<img src="cid:…">`): an inline image. */
+  cid: Schema.optional(Schema.String)
 })
 export type EmailAttachment = typeof EmailAttachment.Type
 
@@ -39,6 +43,8 @@ export interface OutgoingEmail {
   readonly text: string
   readonly html: string
   readonly attachments: ReadonlyArray<EmailAttachment>
+  /** The Reply-To header (an event's `replyTo`: every email about the event carries it); none when null or absent. */
+  readonly replyTo?: string | null | undefined
 }
 
 export interface Sent {
@@ -142,7 +148,14 @@ export class Mailer extends Effect.Service<Mailer>()("Convene/Mailer", {
                 text: message.text,
                 html: message.html,
                 messageId: `<${message.messageId}>`,
-                attachments: message.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
+                ...(message.replyTo === undefined || message.replyTo === null ? {} : { replyTo: message.replyTo }),
+                attachments: message.attachments.map((a) => ({
+                  filename: a.filename,
+                  contentType: a.contentType,
+                  content: a.content,
+                  ...(a.encoding === undefined ? {} : { encoding: a.encoding }),
+                  ...(a.cid === undefined ? {} : { cid: a.cid })
+                })),
                 signal
               }),
             catch: failureOf

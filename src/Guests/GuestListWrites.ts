@@ -27,6 +27,8 @@ import { GuestNotifications } from "./GuestNotifications.js"
 import { GuestRenderer } from "./GuestRenderer.js"
 import { GuestsRepo } from "./GuestsRepo.js"
 import { type Registration, registeredStatus, registrationColumns } from "./Registration.js"
+import { GuestStatusEmails } from "./StatusEmails.js"
+import { newsOf } from "./StatusMail.js"
 import { freesPlace } from "./Waitlist.js"
 import { limitsPlaces, WaitlistPromotion } from "./WaitlistPromotion.js"
 
@@ -51,6 +53,7 @@ export class GuestListWrites extends Effect.Service<GuestListWrites>()("Convene/
     const ids = yield* Ids
     const changeFeed = yield* Changes
     const waitlist = yield* WaitlistPromotion
+    const statusEmails = yield* GuestStatusEmails
 
     /** A batch applies whole or not at all; a unique-key race with another writer asks for a retry. */
     const oneBatch = <A, E, R>(batch: Effect.Effect<A, E, R>) =>
@@ -198,6 +201,11 @@ export class GuestListWrites extends Effect.Service<GuestListWrites>()("Convene/
         const did = { affected: guestIds.filter((id) => affected.has(id)), updated: affected.size, statusChanges }
         const change = yield* published(caller, event, guestIds, at, did, (change) =>
           change.affected.map((id) => guestChange("updated", personIdOf.get(id)!, event.public_id)))
+        // approvals and declined approvals are told by email (CONTRACT §17), also through this PUT
+        yield* statusEmails.tell(event, statusChanges.flatMap((s) => {
+          const news = newsOf(s.previousStatus, s.rsvpStatus)
+          return news === undefined ? [] : [{ guestId: s.guestId, news }]
+        }))
         yield* waitlist.afterWrite(event, statusChanges.some((s) => freesPlace(s.previousStatus, s.rsvpStatus)), at)
         return change
       }).pipe(oneBatch)
@@ -240,6 +248,7 @@ export class GuestListWrites extends Effect.Service<GuestListWrites>()("Convene/
     GuestNotifications.Default,
     Ids.Default,
     Changes.Default,
-    WaitlistPromotion.Default
+    WaitlistPromotion.Default,
+    GuestStatusEmails.Default
   ]
 }) {}

@@ -14,21 +14,15 @@
 import * as Effect from "effect/Effect"
 import * as QRCode from "qrcode"
 import type { Caller } from "../Domain/Caller.js"
-import { Ids } from "../Domain/Ids.js"
-import type { GuestRowId } from "../Domain/RowIds.js"
-import { nowIso } from "../Domain/Time.js"
 import { Events } from "../Events/Events.js"
 import type { Guest } from "./Domain.js"
 import { GuestLists } from "./GuestLists.js"
+import { ALPHABET, CODE_LENGTH, TicketCodes } from "./TicketCodes.js"
 import { TicketsRepo } from "./TicketsRepo.js"
 
-/** Crockford's base32: no I, L, O or U, so nothing reads as another symbol. */
-const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-/** Symbols of a code: 10 × 5 = 50 random bits. */
-export const CODE_LENGTH = 10
+export { CODE_LENGTH } from "./TicketCodes.js"
+
 const CODE = new RegExp(`^[${ALPHABET}]{${CODE_LENGTH}}$`)
-/** How many fresh codes a new ticket tries before giving up (a clash is a one-in-10^15 event). */
-const ATTEMPTS = 5
 
 /** A code as people read it: `K7QXM-3M9PD`. */
 export const formatCode = (code: string): string => `${code.slice(0, 5)}-${code.slice(5)}`
@@ -110,31 +104,10 @@ export class Tickets extends Effect.Service<Tickets>()("Convene/Tickets", {
     const repo = yield* TicketsRepo
     const events = yield* Events
     const guestLists = yield* GuestLists
-    const ids = yield* Ids
+    const codes = yield* TicketCodes
 
-    /** A fresh random code: 7 random bytes, of which 50 bits make 10 symbols. */
-    const freshCode = Effect.map(ids.secret(7), (secret) => {
-      let bits = 0n
-      for (const byte of Buffer.from(secret, "base64url")) bits = (bits << 8n) | BigInt(byte)
-      let code = ""
-      for (let i = 0; i < CODE_LENGTH; i++) code += ALPHABET[Number((bits >> BigInt(5 * i)) & 31n)]
-      return code
-    })
-
-    /**
-     * The ticket code of a guest link, made now if it has none (run it in the transaction of the
-     * write that needs it). Once made, a code never changes.
-     */
-    const issue = Effect.fn("Tickets.issue")(function*(guestId: GuestRowId) {
-      const existing = yield* repo.codeOf(guestId)
-      if (existing !== undefined) return existing
-      const at = yield* nowIso
-      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-        const code = yield* repo.insert(guestId, yield* freshCode, at)
-        if (code !== undefined) return code
-      }
-      return yield* Effect.dieMessage(`no free ticket code after ${ATTEMPTS} attempts`)
-    })
+    /** The ticket code of a guest link, made now if it has none (TicketCodes.ts). */
+    const issue = codes.issue
 
     /** The code typed or scanned at the door of `eventId` (in the caller's organization), looked up. */
     const lookup = Effect.fn("Tickets.lookup")(function*(caller: Caller, eventId: string, input: string) {
@@ -177,5 +150,5 @@ export class Tickets extends Effect.Service<Tickets>()("Convene/Tickets", {
 
     return { issue, lookup, checkIn } as const
   }),
-  dependencies: [TicketsRepo.Default, Events.Default, GuestLists.Default, Ids.Default]
+  dependencies: [TicketsRepo.Default, Events.Default, GuestLists.Default, TicketCodes.Default]
 }) {}

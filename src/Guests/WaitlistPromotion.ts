@@ -18,6 +18,7 @@ import { MAX_HISTORY_ENTRIES } from "./Domain.js"
 import { GuestNotifications } from "./GuestNotifications.js"
 import { GuestsRepo } from "./GuestsRepo.js"
 import { renderGuests } from "./GuestView.js"
+import { GuestStatusEmails } from "./StatusEmails.js"
 import { promoted } from "./Waitlist.js"
 
 /** Whether the event limits its places (a promotion has places to fill only then, or when it stops limiting). */
@@ -29,6 +30,7 @@ export class WaitlistPromotion extends Effect.Service<WaitlistPromotion>()("Conv
     const notifications = yield* GuestNotifications
     const changeFeed = yield* Changes
     const origin = yield* PublicOrigin
+    const statusEmails = yield* GuestStatusEmails
 
     /**
      * Fills the event's free places from its waitlist, as it stands in the caller's transaction
@@ -63,6 +65,8 @@ export class WaitlistPromotion extends Effect.Service<WaitlistPromotion>()("Conv
         })
         yield* notifications.guestListChanged(event.organization_id, change)
         yield* changeFeed.record(event.organization_id, rows.map((row) => guestChange("updated", row.public_id, event.public_id)))
+        // each promoted guest gets an email with their ticket (CONTRACT §16, §17)
+        yield* statusEmails.tell(event, chosen.map((guestId) => ({ guestId, news: { kind: "promoted", rsvpStatus: "Accepted" } as const })))
         return chosen
       })
 
@@ -72,5 +76,5 @@ export class WaitlistPromotion extends Effect.Service<WaitlistPromotion>()("Conv
 
     return { fill, afterWrite } as const
   }),
-  dependencies: [GuestsRepo.Default, GuestNotifications.Default, Changes.Default, PublicOrigin.Default]
+  dependencies: [GuestsRepo.Default, GuestNotifications.Default, Changes.Default, PublicOrigin.Default, GuestStatusEmails.Default]
 }) {}

@@ -35,9 +35,9 @@ export const defaultSubject = (eventName: string) => `Invitation: ${eventName}`
 
 /** Subjects are one line: line breaks (and other controls) become spaces. */
 // eslint-disable-next-line no-control-regex
-const oneLine = (value: string) => value.replace(/[\u0000-\u001f\u007f]+/g, " ").trim()
+export const oneLine = (value: string) => value.replace(/[\u0000-\u001f\u007f]+/g, " ").trim()
 
-const paragraphs = (text: string): ReadonlyArray<ReadonlyArray<string>> =>
+export const paragraphs = (text: string): ReadonlyArray<ReadonlyArray<string>> =>
   text.replace(/\r\n?/g, "\n").split(/\n{2,}/).map((p) => p.split("\n")).filter((p) => p.join("").trim() !== "")
 
 const colors = { text: "#1f2937", muted: "#6b7280", accent: "#4338ca", border: "#e5e7eb", panel: "#f9fafb" }
@@ -47,7 +47,7 @@ const colors = { text: "#1f2937", muted: "#6b7280", accent: "#4338ca", border: "
  * dashboard's preview, the same parts carry `em-<part>` classes that the dashboard's style sheet
  * gives the same look (its pages allow no inline style).
  */
-const STYLES = {
+export const STYLES = {
   body: `margin:0;padding:0;background:${colors.panel};color:${colors.text};font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;font-size:16px;line-height:1.5`,
   frame: "max-width:560px;margin:0 auto;padding:24px 16px",
   card: `background:#ffffff;border:1px solid ${colors.border};border-radius:8px;padding:24px`,
@@ -66,16 +66,16 @@ const STYLES = {
   last: `margin:0;color:${colors.muted};font-size:14px`,
   footer: `margin:16px 0 0;color:${colors.muted};font-size:12px;text-align:center`
 } as const
-type Part = keyof typeof STYLES
-type Look = (part: Part) => { style: string } | { class: string }
-const inline: Look = (part) => ({ style: STYLES[part] })
+export type Part = keyof typeof STYLES
+export type Look = (part: Part) => { style: string } | { class: string }
+export const inline: Look = (part) => ({ style: STYLES[part] })
 const classes: Look = (part) => ({ class: `em-${part}` })
 
-const Lines = ({ lines }: { lines: ReadonlyArray<string> }) => (
+export const Lines = ({ lines }: { lines: ReadonlyArray<string> }) => (
   <>{lines.map((line, i) => (i === 0 ? line : <><br />{line}</>))}</>
 )
 
-const Row = (props: { look: Look; label: string; children: ComponentChildren }) => (
+export const Row = (props: { look: Look; label: string; children: ComponentChildren }) => (
   <tr>
     <th scope="row" {...props.look("label")}>{props.label}</th>
     <td {...props.look("value")}>{props.children}</td>

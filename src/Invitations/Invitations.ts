@@ -62,6 +62,7 @@ export class EventInvitations extends Effect.Service<EventInvitations>()("Conven
               const { calendar, rendered } = compose(event, organizer, guest, rsvpLink, input)
               const deliveryId = yield* enqueue({
                 to: guest.email,
+                replyTo: event.reply_to,
                 ...rendered,
                 attachments: [{ ...CALENDAR_ATTACHMENT, content: calendar }]
               })

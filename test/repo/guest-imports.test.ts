@@ -16,6 +16,7 @@ import { Events } from "../../src/Events/Events.js"
 import { GuestUpdate, NewGuest } from "../../src/Guests/Domain.js"
 import { GuestLists } from "../../src/Guests/GuestLists.js"
 import { Tickets } from "../../src/Guests/Tickets.js"
+import { StatusMailerLive } from "../../src/Invitations/StatusEmails.js"
 import { TestDatabase, testDatabase } from "../support/Database.js"
 
 const event = (caller: Caller, fields: Record<string, unknown> = {}) =>
@@ -36,7 +37,7 @@ const listOf = (caller: Caller, eventId: string) =>
     return Chunk.toReadonlyArray(texts).flat().map((text) => JSON.parse(String(text)) as Record<string, any>)
   }))
 
-layer(Tickets.Default.pipe(Layer.provideMerge(testDatabase())), { excludeTestServices: true, timeout: 120_000 })("guest imports and tickets over the database", (it) => {
+layer(Tickets.Default.pipe(Layer.provide(StatusMailerLive), Layer.provideMerge(testDatabase())), { excludeTestServices: true, timeout: 120_000 })("guest imports and tickets over the database", (it) => {
   it.effect("a file is written whole: new and matched persons, statuses in the history, custom columns; exported, it imports equal", () =>
     Effect.gen(function*() {
       const db = yield* TestDatabase

@@ -16,6 +16,7 @@ import { GuestNotifications } from "../../src/Guests/GuestNotifications.js"
 import { type GuestRow, GuestsRepo } from "../../src/Guests/GuestsRepo.js"
 import { approvedStatuses, freePlaces, freesPlace, promoted } from "../../src/Guests/Waitlist.js"
 import { WaitlistPromotion } from "../../src/Guests/WaitlistPromotion.js"
+import { GuestStatusEmails } from "../../src/Guests/StatusEmails.js"
 import { PublicOrigin } from "../../src/Runtime/PublicOrigin.js"
 import { makeTestLayer } from "../support/TestLayer.js"
 
@@ -101,7 +102,9 @@ const promotionOver = (accepted: number, queue: ReadonlyArray<{ id: number; sinc
   const writes: Array<unknown> = []
   const changes: Array<GuestListChange> = []
   const recorded: Array<ChangeEntry> = []
+  const told: Array<unknown> = []
   const layer = WaitlistPromotion.DefaultWithoutDependencies.pipe(
+    Layer.provide(makeTestLayer(GuestStatusEmails)({ tell: (_, news) => Effect.sync(() => void told.push(...news)) })),
     Layer.provide(makeTestLayer(GuestsRepo)({
       acceptedCount: () => Effect.succeed(accepted),
       waiting: () => Effect.succeed(queue.map((w) => ({ ...w, id: GuestRowId(w.id) }))),
@@ -113,7 +116,7 @@ const promotionOver = (accepted: number, queue: ReadonlyArray<{ id: number; sinc
     Layer.provide(makeTestLayer(Changes)({ record: (_, entries) => Effect.sync(() => void recorded.push(...entries)) })),
     Layer.provide(makeTestLayer(PublicOrigin)({ rsvpLink: () => null }))
   )
-  return { layer, writes, changes, recorded }
+  return { layer, writes, changes, recorded, told }
 }
 
 describe("WaitlistPromotion", () => {
@@ -148,6 +151,11 @@ describe("WaitlistPromotion", () => {
       expect(over.recorded).toEqual([
         { type: "guest", action: "updated", id: "person-22", eventId: "event-7" },
         { type: "guest", action: "updated", id: "person-24", eventId: "event-7" }
+      ])
+      // each promoted guest is told by email, in the promotion's transaction (CONTRACT §17)
+      expect(over.told).toEqual([
+        { guestId: 22, news: { kind: "promoted", rsvpStatus: "Accepted" } },
+        { guestId: 24, news: { kind: "promoted", rsvpStatus: "Accepted" } }
       ])
     }).pipe(Effect.provide(over.layer))
   })
