@@ -16,7 +16,6 @@ import { blankToNull } from "../Domain/Fields.js"
 import { Ids } from "../Domain/Ids.js"
 import type { GuestRowId, PersonRowId } from "../Domain/RowIds.js"
 import { nowIso } from "../Domain/Time.js"
-import { customColumnsOf } from "../Events/EventJson.js"
 import { Events } from "../Events/Events.js"
 import type { EventRow } from "../Events/EventRow.js"
 import { onUniqueViolation } from "../Db/SqlErrors.js"
@@ -26,21 +25,12 @@ import { type GuestUpdate, historyFull, MAX_HISTORY_ENTRIES, type NewGuest } fro
 import { GuestNotifications } from "./GuestNotifications.js"
 import { GuestRenderer } from "./GuestRenderer.js"
 import { GuestsRepo } from "./GuestsRepo.js"
+import { unknownColumn } from "./UnknownColumn.js"
 import { type Registration, registeredStatus, registrationColumns } from "./Registration.js"
 import { GuestStatusEmails } from "./StatusEmails.js"
 import { newsOf } from "./StatusMail.js"
 import { freesPlace } from "./Waitlist.js"
 import { limitsPlaces, WaitlistPromotion } from "./WaitlistPromotion.js"
-
-/** The path of the first custom column an update names that the event does not have, if any. */
-const unknownColumn = (event: EventRow, items: ReadonlyArray<GuestUpdate>) => {
-  const columns = new Set(customColumnsOf(event))
-  for (const [i, item] of items.entries()) {
-    const unknown = Object.keys(item.customColumns ?? {}).find((title) => !columns.has(title))
-    if (unknown !== undefined) return `guests.${i}.customColumns.${unknown}`
-  }
-  return undefined
-}
 
 export class GuestListWrites extends Effect.Service<GuestListWrites>()("Convene/GuestListWrites", {
   effect: Effect.gen(function*() {

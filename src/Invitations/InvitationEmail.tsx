@@ -192,4 +192,4 @@ export const renderInvitation = (input: InvitationInput): RenderedEmail => {
 }
 
 /** The pieces other emails of an event share with the invitation (SelfRegistration/ConfirmationEmail.tsx). */
-export { type Facts, factsOf, inline, Lines, oneLine, paragraphs, Row }
+export { type Facts, factsOf }
