@@ -105,7 +105,7 @@ export class SelfRegistration extends Effect.Service<SelfRegistration>()("Conven
           organizerName: organizer,
           organizerEmail: Option.getOrUndefined(Option.map(mailer.settings, (s) => s.fromAddress))
         })
-        return enqueue({ to: content.to, ...rendered, attachments: [{ ...CALENDAR_ATTACHMENT, content: calendar }] })
+        return enqueue({ to: content.to, replyTo: event.reply_to, ...rendered, attachments: [{ ...CALENDAR_ATTACHMENT, content: calendar }] })
       })
 
     /**

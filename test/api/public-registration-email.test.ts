@@ -41,7 +41,7 @@ layer(withSmtp, { timeout: 90_000, excludeTestServices: true })("self-registrati
   it.effect("the same 'check your email' page for a new and a known address; the confirmation names the status, with the link, the .ics and the ticket", () =>
     Effect.gen(function*() {
       const sink = yield* Sink
-      const { event, org, server, slug } = yield* ownEvent({ capacityEnabled: true, capacity: 1 })
+      const { event, org, server, slug } = yield* ownEvent({ capacityEnabled: true, capacity: 1, replyTo: "host@example.org" })
       const first = uniqueEmail("mail-first")
       const second = uniqueEmail("mail-second")
       const one = yield* register(server, slug, { email: first, firstName: "Ann" })
@@ -52,6 +52,8 @@ layer(withSmtp, { timeout: 90_000, excludeTestServices: true })("self-registrati
       expect(mail!.parsed.subject).toBe("You're registered: Mail Gala")
       const text = mail!.parsed.text!
       expect(text).toContain("Hello Ann")
+      // every email about an event answers to its replyTo (CONTRACT §17)
+      expect(mail!.parsed.replyTo?.text).toBe("host@example.org")
       const link = /https:\/\/convene\.test\/rsvp\/\S+\?invite=\S+/.exec(text)![0]
       expect(mail!.parsed.html).toContain(link)
       const guest = (yield* guestsByEmail(server, event.eventId, org.token)).get(first)!
