@@ -35,6 +35,15 @@ const TICKET_STYLES = {
   qr: "display:block;margin:0 auto;width:180px;height:180px"
 } as const
 
+/** A ticket in an email: its QR code (the inline image `TICKET_CID`, see GuestMail.ticketImage) and its code as text. */
+export const TicketBlock = ({ ticket }: { ticket: string }) => (
+  <div style={TICKET_STYLES.ticket}>
+    <img src={`cid:${TICKET_CID}`} width={180} height={180} alt={`Ticket QR code ${ticket}`} style={TICKET_STYLES.qr} />
+    <p style={TICKET_STYLES.code}>{ticket}</p>
+    <p style={STYLES.note}>Your ticket: show this code at the door.</p>
+  </div>
+)
+
 const GuestEmailBody = ({ input }: { input: GuestEmailInput }) => {
   const place = placeOf(input.event)
   const online = onlineLinesOf(input.event)
@@ -51,13 +60,7 @@ const GuestEmailBody = ({ input }: { input: GuestEmailInput }) => {
             {online.length === 0 ? null : <Row look={inline} label="Online"><Lines lines={online} /></Row>}
           </tbody>
         </table>
-        {input.ticket === null ? null : (
-          <div style={TICKET_STYLES.ticket}>
-            <img src={`cid:${TICKET_CID}`} width={180} height={180} alt={`Ticket QR code ${input.ticket}`} style={TICKET_STYLES.qr} />
-            <p style={TICKET_STYLES.code}>{input.ticket}</p>
-            <p style={STYLES.note}>Your ticket: show this code at the door.</p>
-          </div>
-        )}
+        {input.ticket === null ? null : <TicketBlock ticket={input.ticket} />}
         {input.rsvpLink === null ? null : (
           <>
             <p style={STYLES.actions}>

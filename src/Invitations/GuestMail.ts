@@ -85,7 +85,7 @@ export class GuestMail extends Effect.Service<GuestMail>()("Convene/GuestMail", 
           )
       })
 
-    return { configured: mailer.configured, compose, queue } as const
+    return { configured: mailer.configured, compose, queue, ticketImage } as const
   }),
   dependencies: [EmailOutbox.Default, Mailer.Default, Calendars.Default, PublicOrigin.Default]
 }) {}

@@ -10,6 +10,7 @@
 import { renderToString } from "preact-render-to-string"
 import type { EventRow } from "../Events/EventRow.js"
 import type { RsvpStatus } from "../Guests/Domain.js"
+import { TicketBlock } from "../Invitations/GuestEmail.js"
 import { factsOf, inline, Lines, oneLine, paragraphs, type RenderedEmail, Row } from "../Invitations/InvitationEmail.js"
 import { confirmationHeadline } from "./Domain.js"
 
@@ -63,9 +64,9 @@ const ConfirmationHtml = ({ input, subject }: { input: ConfirmationInput; subjec
                 <Row look={inline} label="When">{facts.when}</Row>
                 {facts.place === "" ? null : <Row look={inline} label="Where">{facts.place}</Row>}
                 {online.length === 0 ? null : <Row look={inline} label="Online"><Lines lines={online} /></Row>}
-                {input.ticket === undefined ? null : <Row look={inline} label="Your ticket">{input.ticket}</Row>}
               </tbody>
             </table>
+            {input.ticket === undefined ? null : <TicketBlock ticket={input.ticket} />}
             {facts.about === null ? null : (
               <div {...inline("about")}>
                 {paragraphs(facts.about).map((p) => <p {...inline("aboutP")}><Lines lines={p} /></p>)}
@@ -78,7 +79,7 @@ const ConfirmationHtml = ({ input, subject }: { input: ConfirmationInput; subjec
               If the button does not work, open this link: <a href={input.rsvpLink} {...inline("link")}>{input.rsvpLink}</a>
             </p>
             <p {...inline("last")}>
-              {input.ticket === undefined ? "" : "Show your ticket at the door: its QR code is on your page. "}
+              {input.ticket === undefined ? "" : "Show your ticket at the door: its QR code is above and on your page. "}
               If you cannot come, say so on your page to free your place. The attached invitation.ics adds the event to your
               calendar. This link is yours alone: please do not forward it.
             </p>
@@ -105,7 +106,7 @@ export const renderConfirmation = (input: ConfirmationInput): RenderedEmail => {
     `When: ${facts.when}`,
     ...(facts.place === "" ? [] : [`Where: ${facts.place}`]),
     ...online.map((line, i) => `${i === 0 ? "Online:" : "       "} ${line}`),
-    ...(input.ticket === undefined ? [] : [`Your ticket: ${input.ticket} (its QR code is on your page: show it at the door)`]),
+    ...(input.ticket === undefined ? [] : [`Your ticket: ${input.ticket} (its QR code is on your page and in this email's attachment: show it at the door)`]),
     ...(facts.about === null ? [] : ["", facts.about]),
     "",
     "See or change your registration (or cancel it) here:",

@@ -26,7 +26,7 @@ import type { Caller } from "../Domain/Caller.js"
 import { Conflict } from "../Domain/Errors.js"
 import { nowIso } from "../Domain/Time.js"
 import { EmailOutbox } from "../Email/EmailOutbox.js"
-import { Mailer } from "../Email/Mailer.js"
+import { type EmailAttachment, Mailer } from "../Email/Mailer.js"
 import { rsvpQuestionsOf } from "../Events/EventJson.js"
 import type { EventRow } from "../Events/EventRow.js"
 import { Events } from "../Events/Events.js"
@@ -34,6 +34,7 @@ import type { QuestionResponse, RsvpStatus } from "../Guests/Domain.js"
 import { GuestLists } from "../Guests/GuestLists.js"
 import { GuestReads } from "../Guests/GuestReads.js"
 import { formatCode, Tickets } from "../Guests/Tickets.js"
+import { GuestMail } from "../Invitations/GuestMail.js"
 import { CALENDAR_ATTACHMENT } from "../Invitations/InvitationComposer.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { PublicOrigin } from "../Runtime/PublicOrigin.js"
@@ -66,6 +67,7 @@ export class SelfRegistration extends Effect.Service<SelfRegistration>()("Conven
     const guests = yield* GuestReads
     const guestLists = yield* GuestLists
     const tickets = yield* Tickets
+    const guestMail = yield* GuestMail
     const emails = yield* EmailOutbox
     const mailer = yield* Mailer
     const calendars = yield* Calendars
@@ -92,11 +94,12 @@ export class SelfRegistration extends Effect.Service<SelfRegistration>()("Conven
       readonly guest: { readonly firstName: string; readonly lastName: string }
       readonly status: RsvpStatus
       readonly rsvpLink: string
-      readonly ticket: string | undefined
+      readonly ticketCode: string | undefined
       readonly again: boolean
     }) =>
-      emails.batch(organizationId, 1, (enqueue) => {
-        const rendered = renderConfirmation({ event, organizer, ...content })
+      emails.batch(organizationId, 1, (enqueue) => Effect.gen(function*() {
+        const ticket = content.ticketCode === undefined ? undefined : formatCode(content.ticketCode)
+        const rendered = renderConfirmation({ event, organizer, ...content, ticket })
         const calendar = eventCalendar({
           event,
           uidHost: calendars.uidHost,
@@ -105,8 +108,11 @@ export class SelfRegistration extends Effect.Service<SelfRegistration>()("Conven
           organizerName: organizer,
           organizerEmail: Option.getOrUndefined(Option.map(mailer.settings, (s) => s.fromAddress))
         })
-        return enqueue({ to: content.to, replyTo: event.reply_to, ...rendered, attachments: [{ ...CALENDAR_ATTACHMENT, content: calendar }] })
-      })
+        const attachments: Array<EmailAttachment> = [{ ...CALENDAR_ATTACHMENT, content: calendar }]
+        // the ticket's QR code, shown inline, as in the status emails and reminders
+        if (content.ticketCode !== undefined) attachments.push(yield* guestMail.ticketImage(event, content.ticketCode))
+        return yield* enqueue({ to: content.to, replyTo: event.reply_to, ...rendered, attachments })
+      }))
 
     /**
      * Registers a person on the public event `slug`: none when there is no such page, `Conflict`
@@ -148,13 +154,13 @@ export class SelfRegistration extends Effect.Service<SelfRegistration>()("Conven
           const at = yield* nowIso
           const since = new Date(Date.parse(at) - LINK_RESEND_WINDOW_MINUTES * 60_000).toISOString()
           if (!(yield* guestLists.claimLinkEmail(row.gid, at, since)) && !added) return false
-          const ticket = status === "Accepted" ? formatCode(yield* tickets.issue(row.gid)) : undefined
+          const ticketCode = status === "Accepted" ? yield* tickets.issue(row.gid) : undefined
           yield* email(event, organizer, event.organization_id, {
             to: guest.email ?? input.email,
             guest: { firstName: guest.firstName, lastName: guest.lastName },
             status,
             rsvpLink,
-            ticket,
+            ticketCode,
             again: !added
           })
           return true
@@ -180,6 +186,7 @@ export class SelfRegistration extends Effect.Service<SelfRegistration>()("Conven
     GuestLists.Default,
     Tickets.Default,
     EmailOutbox.Default,
+    GuestMail.Default,
     Mailer.Default,
     Calendars.Default,
     PublicOrigin.Default

@@ -63,6 +63,10 @@ layer(withSmtp, { timeout: 90_000, excludeTestServices: true })("self-registrati
       const ics = mail!.parsed.attachments.find((a) => a.filename === "invitation.ics")!
       const vevent = new ICAL.Component(ICAL.parse(ics.content.toString("utf8"))).getFirstSubcomponent("vevent")!
       expect(new ICAL.Event(vevent).summary).toBe("Mail Gala")
+      // the ticket's QR code, inline in the HTML part
+      const qr = mail!.parsed.attachments.find((a) => a.contentType === "image/png")
+      expect(qr?.cid).toBe("ticket@convene")
+      expect(mail!.parsed.html).toContain("data:image/png;base64") // mailparser inlines cid: images
       // the guest's page offers "No, I can't make it", which frees the place
       const rsvpPage = yield* Effect.promise(() => server.fetch(local(server, link)).then((r) => r.text()))
       expect(rsvpPage).toMatch(/No, I can(&#39;|')t make it/)
@@ -71,6 +75,7 @@ layer(withSmtp, { timeout: 90_000, excludeTestServices: true })("self-registrati
       const [waiting] = yield* waitForEmails(sink, [second])
       expect(waiting!.parsed.subject).toBe("You're on the waitlist: Mail Gala")
       expect(waiting!.parsed.text).not.toMatch(/Your ticket/)
+      expect(waiting!.parsed.attachments.some((a) => a.contentType === "image/png")).toBe(false)
       // a known address gets the very same page
       const again = yield* register(server, slug, { email: first.toUpperCase(), firstName: "Someone" })
       expect(again.text).toBe(one.text)
