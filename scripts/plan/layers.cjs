@@ -83,6 +83,7 @@ const TABLES = {
   invites: "Guests",
   rsvp_history: "Guests",
   tickets: "Guests",
+  door_links: "Guests",
   invitations: "Invitations",
   outbox_deliveries: "Outbox",
   outbox_instances: "Outbox",

@@ -8,6 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Events } from "../../Events/Events.js"
+import { DoorLinks } from "../../Guests/DoorLinks.js"
 import { GuestLists } from "../../Guests/GuestLists.js"
 import { EventInvitations } from "../../Invitations/Invitations.js"
 import { PublicOrigin } from "../../Runtime/PublicOrigin.js"
@@ -36,6 +37,7 @@ export const ListRoutesLive = HttpApiBuilder.Router.use((router) =>
     const web = yield* Web
     const events = yield* Events
     const guestLists = yield* GuestLists
+    const doorLinks = yield* DoorLinks
     const invitations = yield* EventInvitations
     const publicOrigin = yield* PublicOrigin
     const { site } = web
@@ -90,7 +92,8 @@ export const ListRoutesLive = HttpApiBuilder.Router.use((router) =>
             past: Date.parse(event.primaryDate) < now,
             canEdit: viewer.can("Admin"),
             emailQuota,
-            rsvpPage: event.primarySlug === null ? null : publicOrigin.url(`/rsvp/${encodeURIComponent(event.primarySlug)}`)
+            rsvpPage: event.primarySlug === null ? null : publicOrigin.url(`/rsvp/${encodeURIComponent(event.primarySlug)}`),
+            doorLinks: viewer.can("Admin") ? yield* doorLinks.list(viewer.caller, id) : null
           }))
         }))
     )

@@ -135,8 +135,8 @@ export const Layout = (props: {
 )
 
 /** A page without the dashboard's navigation: sign-in, errors for visitors, the guests' RSVP page. */
-export const PlainLayout = (props: { site: Site; title: string; children: ComponentChildren; wide?: boolean }) => (
-  <Document site={props.site} title={props.title} bodyClass="plain">
+export const PlainLayout = (props: { site: Site; title: string; children: ComponentChildren; wide?: boolean; scripts?: ReadonlyArray<string> }) => (
+  <Document site={props.site} title={props.title} bodyClass="plain" scripts={props.scripts}>
     <main id="main" class={props.wide ? "content" : "content narrow"}>{props.children}</main>
   </Document>
 )
