@@ -8,6 +8,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Caller } from "../../Domain/Caller.js"
+import { NotFound } from "../../Domain/Errors.js"
 import { Events } from "../../Events/Events.js"
 import { Idempotency } from "../../Idempotency/Idempotency.js"
 import { DoorList } from "../../Guests/DoorList.js"
@@ -38,7 +39,7 @@ export interface DoorPlace {
 }
 
 const DONE = ["CheckedIn", "Undone", "AlreadyIn", "NotIn", "Removed"] as const
-const DoorQuery = Schema.Struct({ ...DoorState.fields, ticket: Cut(300), done: Schema.String, who: Schema.String })
+const DoorQuery = Schema.Struct({ ...DoorState.fields, ticket: Cut(300), done: Schema.String, who: Schema.String, since: Cut(40) })
 const readState = fieldsOf(DoorState)
 const readWrite = fieldsOf(Schema.Struct({ ticket: Cut(300), confirm: Schema.String }))
 
@@ -103,7 +104,8 @@ export const doorHandlers = Effect.gen(function*() {
       if (query.ticket !== "" && place.canWrite) {
         // a ticket's QR code opened with a phone's camera app: whose it is, before anyone is let in
         const outcome = yield* taps.scan(place.caller, place.eventId, query.ticket, { confirmed: false, withEmail: place.withEmail, dryRun: true })
-        return yield* render(place, state, (_, zone) => resultOf(place, outcome, zone, query.ticket), { value: query.ticket })
+        const value = "guest" in outcome && outcome.guest.code !== null ? formatCode(outcome.guest.code) : query.ticket
+        return yield* render(place, state, (_, zone) => resultOf(place, outcome, zone, query.ticket), { value })
       }
       // after a plain form's write: what it did, from the redirect's `done` and `who`
       return yield* render(place, state, (entries, zone) => {
@@ -112,7 +114,7 @@ export const doorHandlers = Effect.gen(function*() {
         const outcome: DoorOutcome = done === "Removed" || guest === undefined
           ? { _tag: "Removed", name: guest?.name ?? "This guest" }
           : done === "AlreadyIn"
-          ? { _tag: done, guest, since: null }
+          ? { _tag: done, guest, since: Number.isNaN(Date.parse(query.since)) ? null : query.since }
           : { _tag: done, guest }
         return resultOf(place, outcome, zone)
       }, { value: "" })
@@ -172,9 +174,13 @@ export const doorHandlers = Effect.gen(function*() {
             value: outcome._tag === "Invalid" ? ticket : formatCode(outcome.code),
             error: messageOf(outcome, event.timezone, place.seesOtherEvents)
           }, outcome._tag === "Invalid" ? 400 : outcome._tag === "Unknown" ? 404 : 409)
+        case "Removed":
+          // a plain form's tap on a guest who is not on this list: the 404 page, as for any unknown id
+          if (target !== undefined) return yield* new NotFound({ message: `Guest ${target.personId} not found` })
+          return yield* render(place, state, () => null, { value: ticket, error: messageOf(outcome, event.timezone, place.seesOtherEvents) }, 409)
         default: {
-          const who = "guest" in outcome ? outcome.guest.id : ""
-          return web.redirect(`${place.base}${doorQuery(state, { done: outcome._tag, who })}`)
+          const since = outcome._tag === "AlreadyIn" && outcome.since !== null ? { since: outcome.since } : {}
+          return web.redirect(`${place.base}${doorQuery(state, { done: outcome._tag, who: outcome.guest.id, ...since })}`)
         }
       }
     })

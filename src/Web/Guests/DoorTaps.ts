@@ -16,7 +16,7 @@ export type DoorOutcome =
   | { readonly _tag: "CheckedIn" | "Undone" | "NotIn" | "NeedsConfirmation"; readonly guest: DoorEntry }
   | { readonly _tag: "AlreadyIn"; readonly guest: DoorEntry; readonly since: string | null }
   | { readonly _tag: "Removed"; readonly name: string }
-  | { readonly _tag: "Invalid" }
+  | { readonly _tag: "Invalid"; readonly input: string }
   | { readonly _tag: "Unknown"; readonly code: string }
   | { readonly _tag: "OtherEvent"; readonly code: string; readonly eventName: string }
 
@@ -41,7 +41,7 @@ export const messageOf = (outcome: DoorOutcome, zone: string, others: boolean): 
     case "Removed":
       return `${outcome.name} is no longer on this event's guest list. Nothing was changed.`
     case "Invalid":
-      return "This is not a ticket code: codes have 10 letters and digits, like K7QXM-3M9PD. Nothing was changed."
+      return `“${outcome.input.slice(0, 40)}” is not a ticket code: codes have 10 letters and digits, like K7QXM-3M9PD. Nothing was changed.`
     case "Unknown":
       return `Unknown ticket ${formatCode(outcome.code)}. Nothing was changed.`
     case "OtherEvent":
@@ -99,6 +99,7 @@ export const doorTaps = Effect.gen(function*() {
   const scan = (caller: Caller, eventId: string, input: string, options: { confirmed: boolean; withEmail: boolean; dryRun: boolean }) =>
     Effect.gen(function*() {
       const found = yield* tickets.lookup(caller, eventId, input)
+      if (found._tag === "Invalid") return { _tag: "Invalid", input } satisfies DoorOutcome
       if (found._tag !== "Found") return found._tag === "Removed" ? ({ _tag: "Removed", name: `The guest of ticket ${formatCode(found.code)}` } satisfies DoorOutcome) : found
       const entry = entryOf(found.guest, options.withEmail, found.code)
       switch (verdictOf(entry, options.confirmed && !options.dryRun)) {
