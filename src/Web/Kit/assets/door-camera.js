@@ -85,6 +85,6 @@ export function setUpCamera(/** @type {HTMLElement} */ root, /** @type {(text: s
     say("Hold a ticket's QR code in front of the camera.")
     void tick()
   })
-  stopB.addEventListener("click", () => { stop(); say("Camera off.") })
+  stopB.addEventListener("click", () => { stop(); say("Camera off."); document.getElementById("door-q")?.focus() })
   document.addEventListener("visibilitychange", () => { if (document.hidden) stop() })
 }

@@ -72,14 +72,14 @@ function start(/** @type {HTMLElement} */ root, /** @type {HTMLInputElement} */ 
     queueBox.hidden = queue.length === 0
     if (queue.length === 0) return queueBox.replaceChildren()
     const waiting = queue.filter((op) => op.state === "waiting").length
-    const items = queue.map((op) => el("li", op.state, op.state === "waiting" ? `⏳ ${op.name}: ${op.undo ? "undo" : "check-in"} waiting to send` : `✕ ${op.name}: refused by the server. ${op.message ?? ""}`))
+    const items = queue.map((op) => el("li", op.state, op.state === "waiting" ? `↻ ${op.name}: ${op.undo ? "undo" : "check-in"} waiting to send` : `✕ ${op.name}: refused by the server. ${op.message ?? ""}`))
     const ul = el("ul", "plain-list")
     ul.append(...items)
     queueBox.replaceChildren(el("h2", "", navigator.onLine ? `Sending ${waiting} check-ins…` : `Offline: ${waiting} check-ins waiting to send`), ul)
     if (waiting === 0) queueBox.append(button("Clear", "secondary small", () => { queue = []; saveQueue(); renderQueue() }))
   }
 
-  const LABEL = { done: "✓ Done", confirm: "? Needs confirmation", refused: "✕ Refused", waiting: "⏳ Waiting to send" }
+  const LABEL = { done: "✓ Done", confirm: "? Needs confirmation", refused: "✕ Refused", waiting: "↻ Waiting to send" }
   /** The big answer of the last action, in text and icon (not colour alone); the field cleared and focused. */
   const show = (/** @type {keyof typeof LABEL} */ tone, /** @type {string} */ message, /** @type {Array<HTMLElement>} */ actions = []) => {
     const box = el("div", `door-result ${tone}${express ? " express" : ""}`)
@@ -89,8 +89,9 @@ function start(/** @type {HTMLElement} */ root, /** @type {HTMLInputElement} */ 
     resultBox.replaceChildren(box)
     q.value = ""
     renderList()
-    if (actions.length === 0) q.focus()
-    else actions[0]?.querySelector("button")?.focus()
+    // a confirmation's button takes the focus; after anything else, the field, ready for the next guest
+    if (tone === "confirm" && actions.length > 0) actions[0]?.querySelector("button")?.focus()
+    else q.focus()
   }
   const scanned = (/** @type {string} */ text, /** @type {string} */ tone) => {
     scans.unshift({ text, tone })
