@@ -127,7 +127,7 @@ layer(liveServer(), { excludeTestServices: true })("door mode in Chromium", (it)
         expect(await page.locator(".door-scans li").count()).toBeGreaterThanOrEqual(2)
         await page.getByRole("button", { name: "Stop the camera" }).tap()
         expect(await page.evaluate(() => localStorage.getItem("convene.door.express"))).toBe("on")
-        expect(await page.evaluate(() => [...document.scripts].some((s) => s.src.includes("/app/assets/jsQR.")))).toBe(true)
+        expect(await page.evaluate(() => Array.from(document.querySelectorAll("script")).some((s) => s.src.includes("/app/assets/jsQR.")))).toBe(true)
 
         // a keyboard-wedge scanner types the code and Enter into the focused field
         await page.keyboard.type(adaCode)
