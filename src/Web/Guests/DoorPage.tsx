@@ -170,16 +170,6 @@ export const DoorPage = (p: DoorPageProps) => {
 
         <div id="door-queue" class="door-queue" hidden />
 
-        <div id="door-results">
-          <p class="muted result-count" id="door-result-count">
-            {state.q === "" ? `${plural(p.total, "guest")}, by name` : `${plural(p.total, "guest")} ${p.total === 1 ? "matches" : "match"} “${state.q}”`}
-          </p>
-          <ul class="door-list" id="door-list">
-            {p.guests.map((g) => <GuestItem g={g} p={p} />)}
-          </ul>
-          <Pager total={p.total} limit={DOOR_PAGE_SIZE} skip={state.skip} noun="guests" href={(skip) => site.href(`${p.base}${doorQuery({ q: state.q, skip })}`)} />
-        </div>
-
         {p.canWrite
           ? (
             <section id="ticket-scan" class="door-scan card" aria-labelledby="ticket-scan-title">
@@ -224,6 +214,17 @@ export const DoorPage = (p: DoorPageProps) => {
             </section>
           )
           : null}
+
+        <div id="door-results">
+          <p class="muted result-count" id="door-result-count">
+            {state.q === "" ? `${plural(p.total, "guest")}, by name` : `${plural(p.total, "guest")} ${p.total === 1 ? "matches" : "match"} “${state.q}”`}
+          </p>
+          <ul class="door-list" id="door-list">
+            {p.guests.map((g) => <GuestItem g={g} p={p} />)}
+          </ul>
+          <Pager total={p.total} limit={DOOR_PAGE_SIZE} skip={state.skip} noun="guests" href={(skip) => site.href(`${p.base}${doorQuery({ q: state.q, skip })}`)} />
+        </div>
+
       </div>
     </PlainLayout>
   )

@@ -28,7 +28,6 @@ function start(/** @type {HTMLElement} */ root, /** @type {HTMLInputElement} */ 
   let express = localStorage.getItem(EXPRESS) === "on"
 
   for (const pager of root.querySelectorAll(".pager")) pager.remove()
-
   const setList = (/** @type {Array<Entry>} */ entries) => {
     byId = new Map(entries.map((e) => [e.id, e]))
     byCode = new Map(entries.filter((e) => e.code).map((e) => [/** @type {string} */ (e.code), e]))
@@ -203,8 +202,9 @@ function start(/** @type {HTMLElement} */ root, /** @type {HTMLInputElement} */ 
     if (codeIn(q.value)) void scan(q.value)
     else renderList()
   })
-  const ticketForm = document.querySelector(".ticket-form")
-  const ticketField = document.getElementById("ticket-code")
+  // the search field reads codes (typed, pasted, or a scanner's): the form for them alone goes
+  const ticketForm = document.querySelector(".ticket-form"), ticketField = document.getElementById("ticket-code")
+  if (ticketForm instanceof HTMLElement) ticketForm.hidden = true
   ticketForm?.addEventListener("submit", (event) => {
     event.preventDefault()
     if (ticketField instanceof HTMLInputElement) { void scan(ticketField.value); ticketField.value = "" }
