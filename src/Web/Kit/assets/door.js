@@ -239,7 +239,7 @@ function start(/** @type {HTMLElement} */ root, /** @type {HTMLInputElement} */ 
     navigator.serviceWorker.register(root.dataset["sw"], { scope: base }).then(async () => {
       const cache = await caches.open("convene-door")
       const files = [...document.querySelectorAll("link[rel=stylesheet], link[rel=icon], script[src]")].map((n) => n.getAttribute("href") ?? n.getAttribute("src") ?? "")
-      await cache.addAll([...files, root.dataset["decoder"] ?? ""].filter((f) => f !== ""))
+      await cache.addAll([...files, ...["decoder", "kit", "camera"].map((k) => root.dataset[k] ?? "")].filter((f) => f !== ""))
       const page = await fetch(base, { credentials: "same-origin" })
       if (page.ok && !page.redirected) await cache.put(base, page)
     }).catch(() => undefined)
