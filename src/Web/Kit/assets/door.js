@@ -91,6 +91,7 @@ function start(/** @type {HTMLElement} */ root, /** @type {HTMLInputElement} */ 
     // a confirmation's button takes the focus; after anything else, the field, ready for the next guest
     if (tone === "confirm" && actions.length > 0) actions[0]?.querySelector("button")?.focus()
     else q.focus()
+    window.scrollTo({ top: 0, behavior: "instant" })
   }
   const scanned = (/** @type {string} */ text, /** @type {string} */ tone) => {
     scans.unshift({ text, tone })
@@ -247,4 +248,3 @@ function start(/** @type {HTMLElement} */ root, /** @type {HTMLInputElement} */ 
 
   void import(root.dataset["camera"] ?? "").then((camera) => camera.setUpCamera(root, scan))
 }
-
