@@ -127,9 +127,10 @@ export const doorHandlers = Effect.gen(function*() {
     confirm: outcome._tag === "NeedsConfirmation" ? { guest: outcome.guest, ticket } : undefined
   })
 
-  /** The whole list, for door.js: every guest of the event with their ticket's code, and the counts. */
+  /** The whole list, for door.js: every guest of the event with their ticket's code (for who checks guests in), and the counts. */
   const list = (place: DoorPlace) =>
-    Effect.map(doorList.entries(place.caller, place.eventId, place.withEmail), ({ counts, entries }) => jsonAnswer(200, { entries, counts }))
+    Effect.map(doorList.entries(place.caller, place.eventId, place.withEmail), ({ counts, entries }) =>
+      jsonAnswer(200, { entries: place.canWrite ? entries : entries.map((e) => ({ ...e, code: null })), counts }))
 
   const countsNow = (place: DoorPlace) =>
     Effect.map(guestLists.counts(place.caller, place.eventId), (c): DoorCounts => ({

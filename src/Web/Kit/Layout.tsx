@@ -120,7 +120,7 @@ export const Layout = (props: {
   title: string
   section?: Section
   flash?: FlashView | null
-  /** Script modules of this page besides app.js (asset names, e.g. `scanner.js`). */
+  /** Script modules of this page besides app.js (asset names, e.g. `door.js`). */
   scripts?: ReadonlyArray<string>
   children: ComponentChildren
 }) => (
