@@ -259,7 +259,7 @@ layer(liveServer(), { excludeTestServices: true })("every dashboard page in Chro
     Effect.flatMap(browser, (chromium) =>
       Effect.all([auditEveryPage(chromium, 1280), auditEveryPage(chromium, 360)], { concurrency: 2, discard: true })), 240_000) // 80 pages, through axe and with screenshots on SQLite
 
-  it.scoped("the main flows by keyboard alone: sign in, skip to the content, search the door, check in, a bulk change", () =>
+  it.scoped("the main flows by keyboard alone: sign in, the door's search focused, check in after its confirmation, undo, a bulk change", () =>
     Effect.gen(function*() {
       const server = yield* TestServer
       const org = yield* newOrganization(server, "keys")

@@ -133,6 +133,7 @@ export const DoorPage = (p: DoorPageProps) => {
         data-sw={site.href("/door-sw.js")}
         data-csrf={p.csrf ?? undefined}
         data-email={p.withEmail ? "1" : undefined}
+        data-write={p.canWrite ? "1" : undefined}
         data-decoder={site.asset("jsQR.js")}
         data-kit={site.asset("door-kit.js")}
         data-camera={site.asset("door-camera.js")}

@@ -12,7 +12,7 @@ const { button, codeIn, countsOf, el, newKey } = root instanceof HTMLElement ? a
 if (root instanceof HTMLElement && q instanceof HTMLInputElement && list) start(root, q, list)
 
 function start(/** @type {HTMLElement} */ root, /** @type {HTMLInputElement} */ q, /** @type {HTMLElement} */ list) {
-  const base = root.dataset["base"] ?? "", csrf = root.dataset["csrf"] ?? "", withEmail = root.dataset["email"] === "1"
+  const base = root.dataset["base"] ?? "", csrf = root.dataset["csrf"] ?? "", withEmail = root.dataset["email"] === "1", canWrite = root.dataset["write"] === "1"
   const STORE = `convene.door:${base}`, QUEUE = `${STORE}:queue`, EXPRESS = "convene.door.express"
   const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id))
   const resultBox = $("door-result"), countText = $("door-count-text"), countExtra = $("door-count-extra")
@@ -26,7 +26,6 @@ function start(/** @type {HTMLElement} */ root, /** @type {HTMLInputElement} */ 
   /** @type {Array<{ text: string, tone: string }>} */
   const scans = []
   let express = localStorage.getItem(EXPRESS) === "on"
-
   for (const pager of root.querySelectorAll(".pager")) pager.remove()
   const setList = (/** @type {Array<Entry>} */ entries) => {
     byId = new Map(entries.map((e) => [e.id, e]))
@@ -59,7 +58,8 @@ function start(/** @type {HTMLElement} */ root, /** @type {HTMLInputElement} */ 
       if (g.email !== undefined) who.append(el("span", "sub", g.email))
       who.append(el("span", "sub", `RSVP ${g.rsvp}${g.in ? " · Checked in" : ""}${g.waiting ? " · waiting to send" : ""}`))
       const action = el("div", "door-action")
-      if (g.in) action.append(el("span", "badge good", "✓ Checked in"), button("Undo", "secondary small", () => act(g, true, false), `Undo check-in of ${g.name}`))
+      if (!canWrite) action.append(el("span", "muted", g.in ? "✓ Checked in" : "Not checked in"))
+      else if (g.in) action.append(el("span", "badge good", "✓ Checked in"), button("Undo", "secondary small", () => act(g, true, false), `Undo check-in of ${g.name}`))
       else action.append(button("Check in", "big", () => act(g, false, false), `Check in ${g.name}`))
       li.append(who, action)
       return li
