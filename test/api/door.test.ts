@@ -85,6 +85,28 @@ layer(testServer(), { excludeTestServices: true })("door mode (JSON) and door li
         expect((yield* member.post(`${door}/${dan.personId}/undo`, [], { headers: key })).status).toBe(422)
       }))
 
+    it.effect("a Viewer's door: attendance without write controls, no ticket codes, 403 on a forged check-in", () =>
+      Effect.gen(function*() {
+        const { members, token } = yield* organization("door-viewer", ["Viewer", "Team Member"])
+        const [viewer, member] = [members[0]!, members[1]!]
+        const { ada, event } = yield* eventWithGuests(token)
+        const door = `/app/events/${event.eventId}/checkin`
+        // Ada's RSVP page gives her a ticket
+        const server = yield* TestServer
+        const [linked] = expectStatus(yield* server.request("GET", `/event/${event.eventId}/guestlist/search?personIds=${ada.personId}&generateRsvpLinks=true`, { token }), 200).body.guests
+        const rsvp = new URL(linked.rsvpLink)
+        expect((yield* Effect.promise(() => server.fetch(rsvp.pathname + rsvp.search))).status).toBe(200)
+        const page = yield* viewer.get(door)
+        expect(page.status).toBe(200)
+        expect(page.html).not.toContain("data-write")
+        expect(page.html).not.toContain(`Check in Ada Lovelace`)
+        const list = json(yield* viewer.get(`${door}/guests.json`))
+        expect(list.entries.map((e: any) => e.code)).toEqual([null, null])
+        // a Team Member's list has it
+        expect(json(yield* member.get(`${door}/guests.json`)).entries[0].code).toMatch(/^[0-9A-Z]{10}$/)
+        expect((yield* viewer.post(`${door}/${ada.personId}`, [], { headers: JSON_WRITE })).status).toBe(403)
+      }))
+
     it.effect("without JavaScript: a declined guest's tap answers a confirmation naming the status; the search is a GET form", () =>
       Effect.gen(function*() {
         const { members, token } = yield* organization("door-form", ["Team Member"])

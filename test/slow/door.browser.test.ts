@@ -188,6 +188,7 @@ layer(liveServer(), { excludeTestServices: true })("door mode in Chromium", (it)
         expect(await p.content()).not.toContain("@")
         expect(lists.join("")).not.toContain("@")
         expect(lists.length).toBeGreaterThan(0)
+        await p.screenshot({ path: join(SHOTS, "door-link-360.png") })
         // the volunteer undoes and redoes a check-in, without a page load
         await p.getByRole("button", { name: "Undo check-in of Ada Lovelace" }).first().tap()
         await expect.poll(() => p.locator("#door-result").innerText()).toContain("Check-in of Ada Lovelace undone.")
