@@ -84,6 +84,7 @@ const TABLES = {
   invites: "Guests",
   rsvp_history: "Guests",
   tickets: "Guests",
+  door_links: "Guests",
   invitations: "Invitations",
   reminders_sent: "Invitations",
   outbox_deliveries: "Outbox",

@@ -210,11 +210,11 @@ layer(testServer({ WEBHOOK_RETRY_SCHEDULE: "100ms", WEBHOOK_TIMEOUT: "2 seconds"
         expect(page.status).toBe(200)
         expect(page.html).toMatch(/<h2 id="ticket-scan-title">Scan a ticket<\/h2>/)
         expect(page.html).toMatch(/<label for="ticket-code">Ticket code<\/label>/)
-        expect(page.html).toMatch(/<script type="module" src="\/app\/assets\/scanner\.[^"]+\.js">/)
+        expect(page.html).toMatch(/<script type="module" src="\/app\/assets\/door\.[^"]+\.js">/)
 
         const typed = yield* typeCode(member!, event.eventId, codes["Ada"]!)
         expect(typed.status).toBe(303)
-        expect(typed.location).toBe(`${door(event.eventId)}?last=${g["Ada"]!.personId}`)
+        expect(typed.location).toBe(`${door(event.eventId)}?done=CheckedIn&who=${g["Ada"]!.personId}`)
         const after = yield* member!.get(typed.location!)
         expect(textOf(after.html)).toContain("Ada Guest checked in.")
         expect(after.html).toContain(`aria-label="Undo check-in of Ada Guest"`)

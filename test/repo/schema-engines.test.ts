@@ -185,7 +185,7 @@ describe.skipIf(!postgresAvailable)("migrations on SQLite and PostgreSQL", () =>
 
         // what was compared is the whole schema, not an empty one
         const tables = Object.keys(sqlite.schema.tables)
-        expect(tables).toHaveLength(36)
+        expect(tables).toHaveLength(37)
         expect(tables).toEqual(expect.arrayContaining(["persons", "events", "event_guests", "outbox_deliveries", "changes", "webhook_message_parts", "persons_blocks"]))
         expect(tables).not.toContain("webhook_deliveries")
         expect(Object.keys(sqlite.schema.views)).toEqual(["webhook_deliveries"])

@@ -40,6 +40,8 @@ export interface PostOptions {
   /** The `Origin` header instead of the client's; `null` sends none. */
   readonly origin?: string | null
   readonly referer?: string
+  /** More headers (`accept`, `idempotency-key`: the door's JSON writes). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 export interface Account {
@@ -107,6 +109,7 @@ export const dashboardClient = (url: string, defaults: { readonly origin?: strin
         const sentOrigin = options.origin === undefined ? origin : options.origin
         if (sentOrigin !== null) headers["origin"] = sentOrigin
         if (options.referer !== undefined) headers["referer"] = options.referer
+        Object.assign(headers, options.headers ?? {})
         const body = new URLSearchParams([...(sent === null ? [] : [["_csrf", sent]]), ...pairs.map(([k, v]) => [k, v])])
         return yield* request(url + path, { method: "POST", headers, body: body.toString() })
       }),

@@ -2,6 +2,8 @@
 import type { ComponentChildren } from "preact"
 import type { QuotaState } from "../../Email/EmailQuota.js"
 import type { Event } from "../../Events/Domain.js"
+import type { DoorLink } from "../../Guests/DoorLinks.js"
+import { DoorLinksCard } from "../Guests/DoorLinksCard.js"
 import { type GuestCounts, RSVP_STATUSES } from "../Guests/State.js"
 import { QuotaReached } from "../Invitations/EmailQuota.js"
 import { Badge, Card, PageHeader } from "../Kit/Components.js"
@@ -36,6 +38,8 @@ export const EventPage = (props: {
   rsvpPage: string | null
   /** the event's public page (CONTRACT §16) */
   publicFace: PublicFace
+  /** The event's door links, for an Admin (Web/Guests/DoorLinksCard.tsx). */
+  doorLinks?: ReadonlyArray<DoorLink> | null
 }) => {
   const { counts, event, site } = props
   const base = eventPagePath(event)
@@ -201,6 +205,7 @@ export const EventPage = (props: {
             ? <p class="muted">No extra columns. {props.canEdit ? "Add some in Edit event to note things such as a table or a badge." : ""}</p>
             : <ul class="event-tags">{event.customColumns.map((c) => <li><Badge tone="neutral">{c}</Badge></li>)}</ul>}
         </Card>
+        {props.doorLinks ? <DoorLinksCard site={site} member={props.member} event={event} links={props.doorLinks} /> : null}
       </div>
     </Layout>
   )

@@ -8,6 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Events } from "../../Events/Events.js"
+import { DoorLinks } from "../../Guests/DoorLinks.js"
 import { GuestLists } from "../../Guests/GuestLists.js"
 import { EventInvitations } from "../../Invitations/Invitations.js"
 import { PublicOrigin } from "../../Runtime/PublicOrigin.js"
@@ -37,6 +38,7 @@ export const ListRoutesLive = HttpApiBuilder.Router.use((router) =>
     const web = yield* Web
     const events = yield* Events
     const guestLists = yield* GuestLists
+    const doorLinks = yield* DoorLinks
     const invitations = yield* EventInvitations
     const publicOrigin = yield* PublicOrigin
     const { site } = web
@@ -92,7 +94,8 @@ export const ListRoutesLive = HttpApiBuilder.Router.use((router) =>
             canEdit: viewer.can("Admin"),
             emailQuota,
             rsvpPage: event.primarySlug === null ? null : publicOrigin.url(`/rsvp/${encodeURIComponent(event.primarySlug)}`),
-            publicFace: publicFaceOf(publicOrigin, viewer, event, invitations.configured, now)
+            publicFace: publicFaceOf(publicOrigin, viewer, event, invitations.configured, now),
+            doorLinks: viewer.can("Admin") ? yield* doorLinks.list(viewer.caller, id) : null
           }))
         }))
     )

@@ -123,7 +123,7 @@ export const Layout = (props: {
   title: string
   section?: Section
   flash?: FlashView | null
-  /** Script modules of this page besides app.js (asset names, e.g. `scanner.js`). */
+  /** Script modules of this page besides app.js (asset names, e.g. `door.js`). */
   scripts?: ReadonlyArray<string>
   children: ComponentChildren
 }) => (
@@ -139,8 +139,8 @@ export const Layout = (props: {
 )
 
 /** A page without the dashboard's navigation: sign-in, errors for visitors, the guests' RSVP page. */
-export const PlainLayout = (props: { site: Site; title: string; children: ComponentChildren; wide?: boolean }) => (
-  <Document site={props.site} title={props.title} bodyClass="plain">
+export const PlainLayout = (props: { site: Site; title: string; children: ComponentChildren; wide?: boolean; scripts?: ReadonlyArray<string> }) => (
+  <Document site={props.site} title={props.title} bodyClass="plain" scripts={props.scripts}>
     <main id="main" class={props.wide ? "content" : "content narrow"}>{props.children}</main>
   </Document>
 )
