@@ -5,7 +5,7 @@
  * express mode, a keyboard-wedge scan, check-ins made offline that are sent when the network is
  * back (one refused: the guest was removed meanwhile; one checked in at another door meanwhile:
  * once), a door link that shows no email address, and axe on both pages. Screenshots in
- * docs/screenshots/door-*-360.png.
+ * test-artifacts/door/door-*-360.png (the docs' copies: docs/screenshots/).
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -20,7 +20,7 @@ import { qrVideo } from "../support/FakeCamera.js"
 import { answerRsvp, createEvent, expectStatus, uniqueEmail } from "../support/Fixtures.js"
 import { TestServer, liveServer } from "../support/TestServer.js"
 
-const SHOTS = "docs/screenshots"
+const SHOTS = "test-artifacts/door" // the docs' copies: docs/screenshots/
 const ticketOf = (html: string) => /<p class="code"><span class="visually-hidden">Ticket code: <\/span>([^<]+)<\/p>/.exec(html)?.[1]
 
 /** axe-core's serious and critical findings on a page (its own context: axe's script needs the CSP bypassed). */

@@ -4,7 +4,7 @@
  * serious or critical violation), one h1, the page headers and nothing wider than the screen; the
  * README's "Embed your events" example run from another origin against the server (CORS for real);
  * a new event's form in the browser's time zone (and the server's default without scripts); the
- * guest list's approval screen. Screenshots go to docs/screenshots/ (SQLite pass only).
+ * guest list's approval screen. Screenshots go to test-artifacts/org/ (SQLite pass only; the docs' copies: docs/screenshots/).
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
@@ -18,7 +18,7 @@ import { Organizations } from "../../src/Organizations/Organizations.js"
 import { addMember, Auditor, MARKUP_AUDITS, SESSION_COOKIE, signIn, unique } from "../support/Dashboard.js"
 import { liveServer, TestServer } from "../support/TestServer.js"
 
-const SHOTS = "docs/screenshots"
+const SHOTS = "test-artifacts/org" // the docs' copies: docs/screenshots/
 
 const restOf = (url: string, token: string) => async (method: string, path: string, body?: unknown) => {
   const response = await fetch(url + path, {
