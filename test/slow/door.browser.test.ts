@@ -145,6 +145,9 @@ layer(liveServer(), { excludeTestServices: true })("door mode in Chromium", (it)
         // Chromium's offline emulation may not yet cover a request a service worker lets through to the
         // network (it attaches lazily): the door's writes are cut here as well, as a dropped network would
         await context.route("**/checkin/**", (route) => route.request().method() === "POST" ? route.abort("internetdisconnected") : route.fallback())
+        // and the cut is in force before the first tap: a request the service worker lets through (as
+        // it lets the door's writes) fails, however late the emulation reached the worker
+        await expect.poll(() => page.evaluate((url) => fetch(url, { method: "HEAD" }).then(() => "reached", () => "cut"), doorUrl), { timeout: 10_000 }).toBe("cut")
         for (const name of ["Olive Offline", "Rita Removed"]) {
           await page.locator("#door-q").fill(name.split(" ")[0]!)
           await page.getByRole("button", { name: `Check in ${name}` }).tap()
