@@ -9,7 +9,7 @@
 import { renderToString } from "preact-render-to-string"
 import { localTimeOf, onlineLinesOf, placeOf } from "../Calendar/Ics.js"
 import type { EventRow } from "../Events/EventRow.js"
-import { inline, Lines, oneLine, Row, type RenderedEmail, STYLES } from "./InvitationEmail.js"
+import { EmailDocument, inline, Lines, oneLine, Row, type RenderedEmail, STYLES } from "./InvitationEmail.js"
 
 /** The inline image of the ticket's QR code: its Content-ID. */
 export const TICKET_CID = "ticket@convene"
@@ -103,16 +103,9 @@ export const renderGuestEmail = (input: GuestEmailInput): RenderedEmail => {
   ].join("\n") + "\n"
   const html = `<!doctype html>${
     renderToString(
-      <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <title>{subject}</title>
-        </head>
-        <body style={STYLES.body}>
-          <GuestEmailBody input={input} />
-        </body>
-      </html>
+      <EmailDocument subject={subject}>
+        <GuestEmailBody input={input} />
+      </EmailDocument>
     )
   }`
   return { subject, text, html }

@@ -139,17 +139,22 @@ const InvitationContent = (props: { input: InvitationInput; facts: Facts; look: 
   )
 }
 
-const InvitationHtml = (props: { input: InvitationInput; subject: string; facts: Facts }) => (
+/** The document around every email's HTML part (invitations, status emails, reminders, confirmations). */
+export const EmailDocument = (props: { subject: string; children: ComponentChildren }) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title>{props.subject}</title>
     </head>
-    <body {...inline("body")}>
-      <InvitationContent input={props.input} facts={props.facts} look={inline} heading="h1" />
-    </body>
+    <body {...inline("body")}>{props.children}</body>
   </html>
+)
+
+const InvitationHtml = (props: { input: InvitationInput; subject: string; facts: Facts }) => (
+  <EmailDocument subject={props.subject}>
+    <InvitationContent input={props.input} facts={props.facts} look={inline} heading="h1" />
+  </EmailDocument>
 )
 
 /**

@@ -11,7 +11,7 @@ import { renderToString } from "preact-render-to-string"
 import type { EventRow } from "../Events/EventRow.js"
 import type { RsvpStatus } from "../Guests/Domain.js"
 import { TicketBlock } from "../Invitations/GuestEmail.js"
-import { factsOf, inline, Lines, oneLine, paragraphs, type RenderedEmail, Row } from "../Invitations/InvitationEmail.js"
+import { EmailDocument, factsOf, inline, Lines, oneLine, paragraphs, type RenderedEmail, Row } from "../Invitations/InvitationEmail.js"
 import { confirmationHeadline } from "./Domain.js"
 
 export interface ConfirmationInput {
@@ -46,48 +46,41 @@ const ConfirmationHtml = ({ input, subject }: { input: ConfirmationInput; subjec
   const facts = factsOf({ event: input.event, organizer: input.organizer, guest: input.guest, rsvpLink: input.rsvpLink })
   const online = input.status === "Accepted" ? facts.online : []
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{subject}</title>
-      </head>
-      <body {...inline("body")}>
-        <div {...inline("frame")}>
-          <div {...inline("card")}>
-            <p {...inline("p")}>Hello {input.guest.firstName},</p>
-            <h1 {...inline("title")}>{input.again ? "Your link" : confirmationHeadline(input.status)}</h1>
-            <p {...inline("p")}>{lead(input)}</p>
-            <table role="presentation" {...inline("facts")}>
-              <tbody>
-                <Row look={inline} label="Event">{input.event.name}</Row>
-                <Row look={inline} label="When">{facts.when}</Row>
-                {facts.place === "" ? null : <Row look={inline} label="Where">{facts.place}</Row>}
-                {online.length === 0 ? null : <Row look={inline} label="Online"><Lines lines={online} /></Row>}
-              </tbody>
-            </table>
-            {input.ticket === undefined ? null : <TicketBlock ticket={input.ticket} />}
-            {facts.about === null ? null : (
-              <div {...inline("about")}>
-                {paragraphs(facts.about).map((p) => <p {...inline("aboutP")}><Lines lines={p} /></p>)}
-              </div>
-            )}
-            <p {...inline("actions")}>
-              <a href={input.rsvpLink} {...inline("button")}>See or change your registration</a>
-            </p>
-            <p {...inline("note")}>
-              If the button does not work, open this link: <a href={input.rsvpLink} {...inline("link")}>{input.rsvpLink}</a>
-            </p>
-            <p {...inline("last")}>
-              {input.ticket === undefined ? "" : "Show your ticket at the door: its QR code is above and on your page. "}
-              If you cannot come, say so on your page to free your place. The attached invitation.ics adds the event to your
-              calendar. This link is yours alone: please do not forward it.
-            </p>
-          </div>
-          <p {...inline("footer")}>Sent for {input.organizer} by Convene, because this address was registered on the event's page.</p>
+    <EmailDocument subject={subject}>
+      <div {...inline("frame")}>
+        <div {...inline("card")}>
+          <p {...inline("p")}>Hello {input.guest.firstName},</p>
+          <h1 {...inline("title")}>{input.again ? "Your link" : confirmationHeadline(input.status)}</h1>
+          <p {...inline("p")}>{lead(input)}</p>
+          <table role="presentation" {...inline("facts")}>
+            <tbody>
+              <Row look={inline} label="Event">{input.event.name}</Row>
+              <Row look={inline} label="When">{facts.when}</Row>
+              {facts.place === "" ? null : <Row look={inline} label="Where">{facts.place}</Row>}
+              {online.length === 0 ? null : <Row look={inline} label="Online"><Lines lines={online} /></Row>}
+            </tbody>
+          </table>
+          {input.ticket === undefined ? null : <TicketBlock ticket={input.ticket} />}
+          {facts.about === null ? null : (
+            <div {...inline("about")}>
+              {paragraphs(facts.about).map((p) => <p {...inline("aboutP")}><Lines lines={p} /></p>)}
+            </div>
+          )}
+          <p {...inline("actions")}>
+            <a href={input.rsvpLink} {...inline("button")}>See or change your registration</a>
+          </p>
+          <p {...inline("note")}>
+            If the button does not work, open this link: <a href={input.rsvpLink} {...inline("link")}>{input.rsvpLink}</a>
+          </p>
+          <p {...inline("last")}>
+            {input.ticket === undefined ? "" : "Show your ticket at the door: its QR code is above and on your page. "}
+            If you cannot come, say so on your page to free your place. The attached invitation.ics adds the event to your
+            calendar. This link is yours alone: please do not forward it.
+          </p>
         </div>
-      </body>
-    </html>
+        <p {...inline("footer")}>Sent for {input.organizer} by Convene, because this address was registered on the event's page.</p>
+      </div>
+    </EmailDocument>
   )
 }
 
