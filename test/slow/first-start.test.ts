@@ -21,7 +21,8 @@ describe("first start", () => {
       }
       const server = yield* startServer(env)
       const printed = yield* Effect.sync(() => server.output()).pipe(
-        Effect.filterOrFail((out) => /curl .*\/person/.test(out)),
+        // the first-start lines and the start-up warning about PUBLIC_BASE_URL, written apart (in either order)
+        Effect.filterOrFail((out) => /curl .*\/person/.test(out) && out.includes("Set PUBLIC_BASE_URL to")),
         Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("10 seconds"))),
         Effect.orDie
       )
