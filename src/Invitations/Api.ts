@@ -44,7 +44,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
           "24 hours: a request whose emails would go past it answers 429 `rate_limited` and queues nothing, with " +
           "`Retry-After` the seconds until the quota allows it (a request for more emails than the limit itself can " +
           "never go: send it in parts). 409 `email_not_configured` when SMTP_URL and MAIL_FROM are unset; 409 " +
-          "`conflict` when the event has no public page (`primarySlug` null), since the emails would have no RSVP link."
+          "`conflict` when the event has no page address (`primarySlug` null), since the emails would have no RSVP link."
       )
   )
   .add(

@@ -85,14 +85,14 @@ export class InvitationComposer extends Effect.Service<InvitationComposer>()("Co
       return { input, rendered, calendar }
     }
 
-    /** Refusals that hold whatever the guests: no email set up, no public page to link to. */
+    /** Refusals that hold whatever the guests: no email set up, no page address to link to. */
     const sendable = (event: EventRow) =>
       !mailer.configured
         ? Effect.fail(EmailNotConfigured.standard())
         : event.slug === null
         ? Effect.fail(
           new Conflict({
-            message: "The event has no public page (primarySlug is null), so invitations would have no RSVP link: give it a primarySlug first"
+            message: "The event has no page address (primarySlug is null), so invitations would have no RSVP link: give it a primarySlug first"
           })
         )
         : Effect.succeed(event.slug)

@@ -364,7 +364,7 @@ layer(testServer({ WEBHOOK_RETRY_SCHEDULE: "100ms", WEBHOOK_TIMEOUT: "2 seconds"
 
         // an event without a slug has no links, and says why
         const other = yield* member.browser.get(`/app/events/${noSlug.eventId}/guests/${guest!.personId}`)
-        expect(textOf(other.html)).toContain("This event has no public page (it has no slug)")
+        expect(textOf(other.html)).toContain("This event has no page address, so its guests have no invite links")
         yield* member.browser.post(`/app/events/${noSlug.eventId}/guests/${guest!.personId}/invite-link`, [])
         expect((yield* guestsOf(server, org.token, noSlug.eventId))[0]!.rsvpLink).toBeNull()
       }))

@@ -255,12 +255,12 @@ layer(withSmtp, { excludeTestServices: true, timeout: 120_000 })("dashboard: inv
       expect((yield* outsider.post(`${base}/invitations`, [["audience", "selected"], ["personId", guests[0]!.personId]])).status).toBe(404)
     }))
 
-  it.effect("an event without a public page explains why nothing can be sent", () =>
+  it.effect("an event without a page address explains why nothing can be sent", () =>
     Effect.gen(function*() {
       const { members: [teamMember], token } = yield* organization("noslug", ["Team Member"] as const)
       const { event, guests } = yield* eventWithGuests(token, ["Noa"], { primarySlug: null })
       const form = yield* teamMember.get(`/app/events/${event.eventId}/invitations/new`)
-      expect(textOf(form.html)).toContain("This event has no public page")
+      expect(textOf(form.html)).toContain("This event has no page address")
       expect(form.html).toMatch(/<button type="submit" disabled/)
       const sent = yield* teamMember.post(`/app/events/${event.eventId}/invitations`, [["audience", "selected"], ["personId", guests[0]!.personId]])
       expect(sent.status).toBe(409)

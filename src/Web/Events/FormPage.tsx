@@ -25,6 +25,8 @@ export const EventFormPage = (props: {
   hosts: ReadonlyArray<HostOption>
   /** the start of every RSVP link (`https://…/rsvp/`) */
   rsvpBase: string
+  /** the start of every public event page (`https://…/e/`) */
+  pageBase: string
 }) => {
   const { errors, site, values } = props
   const errorOf = (field: string) => {
@@ -113,7 +115,7 @@ export const EventFormPage = (props: {
             <Field
               name="primarySlug"
               label="Page address"
-              hint={`Guests' links start with ${props.rsvpBase}<address>. Lowercase letters, digits and hyphens; leave empty to make one from the name.${
+              hint={`A public event's page is ${props.pageBase}<address>; guests' personal links start with ${props.rsvpBase}<address>. Lowercase letters, digits and hyphens; leave empty to make one from the name.${
                 editing ? " Changing it breaks the links guests already have." : ""
               }`}
               value={values.primarySlug}

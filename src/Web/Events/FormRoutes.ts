@@ -67,7 +67,8 @@ export const FormRoutesLive = HttpApiBuilder.Router.use((router) =>
             errors,
             timeZones: timeZonesWith(values.timezone),
             hosts,
-            rsvpBase: publicOrigin.url("/rsvp/")
+            rsvpBase: publicOrigin.url("/rsvp/"),
+            pageBase: publicOrigin.url("/e/")
           }),
           status
         ))

@@ -90,7 +90,7 @@ export const GuestPage = (props: {
               </>
             )
             : event.slug === null
-            ? <p>This event has no public page (it has no slug), so its guests have no invite links. An Admin can give the event a slug on its page.</p>
+            ? <p>This event has no page address, so its guests have no invite links. An Admin can give the event an address on its form.</p>
             : props.canWrite
             ? (
               <PostForm action={action("/invite-link")} csrf={props.member.csrf}>

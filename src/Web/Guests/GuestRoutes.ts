@@ -137,7 +137,7 @@ export const GuestRoutesLive = HttpApiBuilder.Router.use((router) =>
         Effect.gen(function*() {
           const { event, guest, id, personId, row, state } = yield* guestOf(viewer, form)
           const back = guestPath(event, personId, listQuery(state))
-          if (row.slug === null) return yield* web.flashTo(viewer, "error", "This event has no public page (no slug), so there are no invite links.", back)
+          if (row.slug === null) return yield* web.flashTo(viewer, "error", "This event has no page address, so there are no invite links. An Admin can give it one on the event's form.", back)
           if (guest.rsvpLink !== null) return yield* web.flashTo(viewer, "success", `${guest.name} has an invite link already: it is below.`, back)
           yield* guestLists.search(viewer.caller, id, { personIds: personId, generateRsvpLinks: true, limit: 1 }).pipe(
             Effect.catchTag("InvalidRequest", () => Effect.void)

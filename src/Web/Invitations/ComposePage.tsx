@@ -19,7 +19,7 @@ export const ComposePage = (props: {
   guestsByStatus: ReadonlyMap<string, number>
   defaultSubject: string
   errors: ComposeErrors
-  /** Why nothing can be sent (no public page), if so. */
+  /** Why nothing can be sent (no page address), if so. */
   blocked?: string | undefined
   quota: QuotaState
 }) => {

@@ -42,7 +42,7 @@ export const InvitationsRoutesLive = HttpApiBuilder.Router.use((router) =>
 
     const blockedOf = (event: EventRow) =>
       event.slug === null
-        ? "This event has no public page (no address), so invitations would have no RSVP link. Give it an address on the event's form first."
+        ? "This event has no page address, so invitations would have no RSVP link. Give it an address on the event's form first."
         : undefined
 
     /** The compose form, with the selected guests as found on the list. */
