@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { DirectSql } from "../Db/DirectSql.js"
 import type { EventRow } from "../Events/EventRow.js"
+import { placesLeftOf, takesRegistrations } from "../Events/RegistrationWindow.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { type ListedRow, organizationListingStatements } from "./OrganizationListingRepo.js"
 
@@ -18,7 +19,7 @@ export interface ListedEvent {
   readonly event: EventRow
   /** Places left while capacity is enabled (never below 0); null without capacity. */
   readonly placesLeft: number | null
-  /** Whether the public page takes registrations now (§16's rule: `registrationIsOpen`). */
+  /** Whether the public page takes registrations now (§16's rule: Events/RegistrationWindow.ts). */
   readonly registrationOpen: boolean
 }
 
@@ -27,28 +28,10 @@ export interface Listing {
   readonly events: ReadonlyArray<ListedEvent>
 }
 
-/**
- * §16's rule: the event is public, `registrationOpen` is true, and now is before
- * `registrationClosesAt`, or before the start when that is null (times with their offsets).
- */
-export const registrationIsOpen = (
-  event: { readonly isPublic: boolean; readonly registrationOpen: boolean; readonly closesAt: string | null; readonly startsAt: string },
-  now: number
-): boolean => event.isPublic && event.registrationOpen && now < Date.parse(event.closesAt ?? event.startsAt)
-
-/** Places left on an event with capacity, given its `Accepted` count; null without capacity. */
-export const placesLeftOf = (event: EventRow, accepted: number): number | null =>
-  event.capacity_enabled === 1 && event.capacity !== null ? Math.max(0, event.capacity - accepted) : null
-
 const listed = (row: ListedRow, now: number): ListedEvent => ({
   event: row,
   placesLeft: placesLeftOf(row, row.accepted),
-  registrationOpen: registrationIsOpen({
-    isPublic: row.is_public === 1,
-    registrationOpen: row.registration_open === 1,
-    closesAt: row.registration_closes_at,
-    startsAt: row.primary_date_utc
-  }, now)
+  registrationOpen: takesRegistrations(row, now)
 })
 
 export class OrganizationListing extends Effect.Service<OrganizationListing>()("Convene/OrganizationListing", {

@@ -7,6 +7,7 @@
 import * as Schema from "effect/Schema"
 import { Email, RequiredText } from "../Domain/Fields.js"
 import type { EventRow } from "../Events/EventRow.js"
+import { placesLeftOf, takesRegistrations } from "../Events/RegistrationWindow.js"
 import type { RsvpStatus } from "../Guests/Domain.js"
 
 /** Registrations per client address: 20 per 10 minutes (a bucket refilled steadily). */
@@ -31,19 +32,11 @@ export const RegistrationInput = Schema.Struct({
 })
 export type RegistrationInput = typeof RegistrationInput.Type
 
-/**
- * Whether the event takes registrations at `now` (ms): public, `registrationOpen`, and before
- * `registrationClosesAt`, or before the start when that is null.
- */
-export const registrationOpen = (event: EventRow, now: number): boolean => {
-  if (event.is_public !== 1 || event.slug === null || event.registration_open !== 1) return false
-  const closes = Date.parse(event.registration_closes_at ?? event.primary_date)
-  return Number.isNaN(closes) || now < closes
-}
+/** Whether the event takes registrations at `now` (ms): the Events feature's rule (RegistrationWindow.ts). */
+export const registrationOpen = takesRegistrations
 
 /** The places left on an event with capacity, or undefined without one. */
-export const placesLeft = (event: EventRow, accepted: number): number | undefined =>
-  event.capacity_enabled === 1 && event.capacity !== null ? Math.max(0, event.capacity - accepted) : undefined
+export const placesLeft = (event: EventRow, accepted: number): number | undefined => placesLeftOf(event, accepted) ?? undefined
 
 /** What a registration's email says first, by the guest's status. */
 export const confirmationHeadline = (status: RsvpStatus): string =>

@@ -1,6 +1,6 @@
 /** What an event's dashboard page says about its public page (PublicAddress.tsx), from the event and the public address. */
 import type { Event } from "../../Events/Domain.js"
-import { registrationIsOpen } from "../../Guests/OrganizationListing.js"
+import { registrationIsOpen } from "../../Events/RegistrationWindow.js"
 import type { PublicOrigin } from "../../Runtime/PublicOrigin.js"
 import type { Viewer } from "../Kit/Viewer.js"
 import type { PublicFace } from "./PublicAddress.js"
