@@ -2,22 +2,17 @@
 import type { VNode } from "preact"
 import type { Event } from "../../Events/Domain.js"
 import type { GuestCounts } from "../Guests/State.js"
-import { Badge, EmptyState, PageHeader, Pager } from "../Kit/Components.js"
-import { count, plural } from "../Kit/Format.js"
+import { Badge, DayBadge, EmptyState, PageHeader, Pager } from "../Kit/Components.js"
+import { count, placeInWords, plural } from "../Kit/Format.js"
 import { type FlashView, Layout, type Member, type Site } from "../Kit/Layout.js"
 import { eventPagePath, EventTime, timeZoneLabel, type When } from "./EventTime.js"
 
-const monthDay = (iso: string, timeZone: string) => {
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone, month: "short", day: "numeric" }).formatToParts(new Date(iso))
-  return { month: parts.find((p) => p.type === "month")?.value ?? "", day: parts.find((p) => p.type === "day")?.value ?? "" }
-}
-
-/** Where an event happens, in a few words: its place and city, and whether it is online too. */
-const placeOf = (event: Event) => {
-  const place = [event.locationName, event.locationCity, event.locationCountry].filter((s) => s !== null && s !== "").join(", ")
-  const online = event.virtualLocations.some((l) => l.url !== null || l.phoneNumber !== null)
-  return place === "" ? (online ? "Online" : null) : online ? `${place} · and online` : place
-}
+/** Where an event happens, in a few words (Kit/Format.ts). */
+const placeOf = (event: Event) =>
+  placeInWords(
+    [event.locationName, event.locationCity, event.locationCountry],
+    event.virtualLocations.some((l) => l.url !== null || l.phoneNumber !== null)
+  )
 
 export const EventsListPage = (props: {
   site: Site
@@ -67,15 +62,11 @@ export const EventsListPage = (props: {
               <p class="visually-hidden">{plural(props.total, props.when === "past" ? "past event" : "upcoming event")}</p>
               <ol class="event-list">
                 {props.events.map((event) => {
-                  const day = monthDay(event.primaryDate, event.timezone)
                   const place = placeOf(event)
                   const counts = props.counts.get(event.eventId)
                   return (
                     <li class="event-item">
-                      <div class="event-day" aria-hidden="true">
-                        <span class="month">{day.month}</span>
-                        <span class="day">{day.day}</span>
-                      </div>
+                      <DayBadge iso={event.primaryDate} timeZone={event.timezone} />
                       <div class="event-main">
                         <h2 class="event-name"><a href={site.href(eventPagePath(event))}>{event.name}</a></h2>
                         <p class="event-when">

@@ -60,3 +60,14 @@ export const CopyField = (props: { id: string; label: string; value: string }) =
 
 /** A record's time (created, last used), written in UTC; the page's script shows it in the reader's zone. */
 export const RecordTime = ({ iso }: { iso: string }) => <time datetime={iso} data-local="">{recordTime(iso)}</time>
+
+/** An event's month and day in its own zone, as the lists show them beside its name (decorative: the date is said in words too). */
+export const DayBadge = ({ iso, timeZone }: { iso: string; timeZone: string }) => {
+  const parts = new Intl.DateTimeFormat("en-US", { timeZone, month: "short", day: "numeric" }).formatToParts(new Date(iso))
+  return (
+    <div class="event-day" aria-hidden="true">
+      <span class="month">{parts.find((p) => p.type === "month")?.value ?? ""}</span>
+      <span class="day">{parts.find((p) => p.type === "day")?.value ?? ""}</span>
+    </div>
+  )
+}

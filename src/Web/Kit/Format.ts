@@ -88,3 +88,9 @@ export const isoToWallTime = (iso: string, timeZone: string): string => {
   const local = new Date(instant + offsetMinutes(instant, timeZone) * 60_000)
   return `${local.getUTCFullYear()}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}`
 }
+
+/** Where an event happens, in a few words: its place and city, and whether it is online too ("Online" alone; never the link). */
+export const placeInWords = (parts: ReadonlyArray<string | null>, online: boolean): string | null => {
+  const place = parts.filter((s) => s !== null && s !== "").join(", ")
+  return place === "" ? (online ? "Online" : null) : online ? `${place} · and online` : place
+}

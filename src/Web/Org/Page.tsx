@@ -8,7 +8,8 @@ import type { ComponentChildren } from "preact"
 import { virtualLocationsOf } from "../../Events/EventJson.js"
 import type { EventRow } from "../../Events/EventRow.js"
 import type { ListedEvent } from "../../Guests/OrganizationListing.js"
-import { dateTimeIn, plural } from "../Kit/Format.js"
+import { DayBadge } from "../Kit/Components.js"
+import { dateTimeIn, placeInWords, plural } from "../Kit/Format.js"
 import type { Site } from "../Kit/Layout.js"
 
 /** The document of a public page: the dashboard's stylesheet, no script, indexable. */
@@ -39,17 +40,12 @@ export const OrgNotFoundPage = ({ site }: { site: Site }) => (
   </PublicShell>
 )
 
-const monthDay = (iso: string, timeZone: string) => {
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone, month: "short", day: "numeric" }).formatToParts(new Date(iso))
-  return { month: parts.find((p) => p.type === "month")?.value ?? "", day: parts.find((p) => p.type === "day")?.value ?? "" }
-}
-
-/** Where the event happens, in a few words: its place and city; "Online" without one (never the link). */
-export const placeInWords = (event: EventRow): string | null => {
-  const place = [event.location_name, event.location_city, event.location_country].filter((s) => s !== null && s !== "").join(", ")
-  const online = virtualLocationsOf(event).some((l) => l.url !== null || l.phoneNumber !== null)
-  return place === "" ? (online ? "Online" : null) : online ? `${place} · and online` : place
-}
+/** Where the event happens, in a few words (Kit/Format.ts): its place and city; "Online" without one (never the link). */
+const placeOf = (event: EventRow): string | null =>
+  placeInWords(
+    [event.location_name, event.location_city, event.location_country],
+    virtualLocationsOf(event).some((l) => l.url !== null || l.phoneNumber !== null)
+  )
 
 const Places = ({ listed }: { listed: ListedEvent }) =>
   listed.placesLeft === null ? null : (
@@ -94,14 +90,10 @@ export const OrgPage = (props: OrgPageProps) => {
               <ol class="event-list org-events">
                 {events.map((listed) => {
                   const { event } = listed
-                  const day = monthDay(event.primary_date_utc, event.timezone)
-                  const place = placeInWords(event)
+                  const place = placeOf(event)
                   return (
                     <li class="event-item">
-                      <div class="event-day" aria-hidden="true">
-                        <span class="month">{day.month}</span>
-                        <span class="day">{day.day}</span>
-                      </div>
+                      <DayBadge iso={event.primary_date_utc} timeZone={event.timezone} />
                       <div class="event-main">
                         <h2 class="event-name"><a href={props.eventHref(event.slug ?? "")}>{event.name}</a></h2>
                         <p class="event-when">
