@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config"
 
 /**
- * The suite in tiers, each a folder and a project (README, "Development"):
+ * The suite in tiers, each a folder (README, "Development"; ARCHITECTURE.md, "Tests"):
  *
  * - `unit` (test/unit/): pure modules and services alone, over stub layers (test/support/TestLayer.ts),
  *   under `TestClock` where time matters. No database, no server.
@@ -13,10 +13,18 @@ import { defineConfig } from "vitest/config"
  *   services, Chromium, latency and memory under load. SQLite. `test/slow/pg/` holds the tests of
  *   PostgreSQL alone (several instances, the pool), which run in the PostgreSQL pass only.
  *
- * `npm run test:fast` runs the first three on SQLite; `npm test` runs every tier on SQLite, then the
- * `repo` tier and the `pg` and `pg-alone` projects (test/slow/pg/ and `BOTH_ENGINES` below) on PostgreSQL
- * (`CONVENE_TEST_ENGINE=postgres`, test/support/postgres-pass.mjs), then the PostgreSQL files a
- * pooler could break again through PgBouncer in transaction mode.
+ * The projects below are how the tiers are scheduled, not the tiers themselves. With
+ * `isolate: false`, Vitest runs a group's projects one after the other (each project's files two at
+ * a time, then fresh workers for the next project): every project costs a tail with one worker idle
+ * and a module graph loaded again, so there are as few as the schedule needs.
+ *
+ * - SQLite (`npm run test:fast`, `npm test`'s first pass): `fast` (the unit, repo and api tiers),
+ *   `slow` (the slow tier, built service, Chromium), then `slow-alone` (`ALONE`, one at a time).
+ * - PostgreSQL (`CONVENE_TEST_ENGINE=postgres`, test/support/postgres-pass.mjs): `pg` (the repo tier,
+ *   test/slow/pg/ and `BOTH_ENGINES`), `pgbouncer` (`POOLED`: the same service through PgBouncer in
+ *   transaction mode), then `pg-alone` and `pgbouncer-alone` (their files that measure, one at a
+ *   time). `fast`, `slow` and `slow-alone` exist there too (without those files), for given files
+ *   (`npm run test:pg -- <files>`).
  */
 const onPostgres = process.env["CONVENE_TEST_ENGINE"] === "postgres"
 
@@ -28,7 +36,6 @@ const onPostgres = process.env["CONVENE_TEST_ENGINE"] === "postgres"
  * writes and judge what survived (crash, idempotency-crash, webhooks-crash), whatever the timing.
  */
 const ALONE = [
-  "test/slow/cli.test.ts",
   "test/slow/concurrency.test.ts",
   "test/slow/csv-guests-scale.test.ts",
   "test/slow/csv-persons-scale.test.ts",
@@ -83,6 +90,26 @@ const PG_ALONE = [
   "test/slow/shutdown.test.ts"
 ]
 
+/**
+ * The PostgreSQL files a pooler could break, run again through PgBouncer in transaction mode
+ * (CONTRACT §15, `DATABASE_POOL_MODE=transaction`; test/support/PgBouncer.ts): several instances on
+ * one database and their outbox, the pool under pressure, keyed requests whose instance hangs (of
+ * idempotency-crash, only its PostgreSQL test: the others meet nothing a pooler changes), webhooks
+ * (the API's, and the pool's fairness in real time), the pool's metrics.
+ * test/slow/pg/pgbouncer.test.ts (migrations, load, a PostgreSQL restart behind PgBouncer) starts a
+ * PgBouncer of its own, in `pg`.
+ */
+const POOLED = [
+  "test/api/metrics.test.ts",
+  "test/api/webhooks.test.ts",
+  "test/slow/idempotency-crash.test.ts",
+  "test/slow/pg/multi-instance.test.ts",
+  "test/slow/pg/pg-pool.test.ts",
+  "test/slow/webhooks-pool.test.ts"
+]
+/** Of those, the ones that measure (`ALONE`, `PG_ALONE`): one at a time, after the others. */
+const POOLED_ALONE = POOLED.filter((file) => ALONE.includes(file) || PG_ALONE.includes(file))
+
 const common = {
   // every file starts with @effect/vitest's own `it` methods (see there): with `isolate: false`
   // below, a `layer(...)` file otherwise leaves its runtime on the shared `it`
@@ -100,8 +127,16 @@ const common = {
 const engine = ["test/support/engine-setup.ts"]
 /** And `dist/`, built from the sources, for the tests that start the service or the CLI as processes. */
 const built = ["test/support/engine-setup.ts", "test/support/build-setup.ts"]
+/** And PgBouncer in front of PostgreSQL, which the project's test servers reach (test/support/Engine.ts). */
+const pooled = {
+  globalSetup: ["test/support/engine-setup.ts", "test/support/pgbouncer-setup.ts", "test/support/build-setup.ts"],
+  env: { CONVENE_TEST_POOLER: "pgbouncer" }
+}
 /** One file at a time, after the others. */
 const alone = { poolOptions: { forks: { singleFork: true } }, sequence: { groupOrder: 1, concurrent: false } }
+
+/** On PostgreSQL, the files of the `pg` projects (the SQLite projects leave them out there). */
+const onPostgresOwn = onPostgres ? ["test/repo/**", "test/slow/pg/**", ...BOTH_ENGINES] : ["test/slow/pg/**"]
 
 export default defineConfig({
   test: {
@@ -114,14 +149,12 @@ export default defineConfig({
     isolate: false,
     minWorkers: 1,
     projects: [
-      { test: { ...common, name: "unit", include: ["test/unit/**/*.test.ts"] } },
-      { test: { ...common, name: "repo", include: ["test/repo/**/*.test.ts"], globalSetup: engine } },
       {
         test: {
           ...common,
-          name: "api",
-          include: ["test/api/**/*.test.ts"],
-          exclude: onPostgres ? BOTH_ENGINES : [],
+          name: "fast",
+          include: ["test/unit/**/*.test.ts", "test/repo/**/*.test.ts", "test/api/**/*.test.ts"],
+          exclude: onPostgresOwn,
           globalSetup: engine
         }
       },
@@ -130,36 +163,29 @@ export default defineConfig({
           ...common,
           name: "slow",
           include: ["test/slow/**/*.test.ts"],
-          exclude: ["test/slow/pg/**", ...ALONE, ...(onPostgres ? BOTH_ENGINES : [])],
+          exclude: [...onPostgresOwn, ...ALONE],
           globalSetup: built
         }
       },
-      {
-        test: {
-          ...common,
-          ...alone,
-          name: "slow-alone",
-          include: ALONE,
-          exclude: onPostgres ? BOTH_ENGINES : [],
-          globalSetup: built
-        }
-      },
+      { test: { ...common, ...alone, name: "slow-alone", include: ALONE, exclude: onPostgresOwn, globalSetup: built } },
       // the PostgreSQL pass's own: only when the suite runs on PostgreSQL. Its files that measure
       // time, memory or fairness run one at a time after the others (`pg-alone`); the rest, which
       // kill, restart or cut off processes and databases of their own and check what survived,
-      // run two at a time beside the `repo` tier (`pg`).
+      // run two at a time beside the `repo` tier (`pg`). Then the same service through PgBouncer.
       ...(onPostgres
         ? [
           {
             test: {
               ...common,
               name: "pg",
-              include: ["test/slow/pg/**/*.test.ts", ...BOTH_ENGINES],
+              include: ["test/repo/**/*.test.ts", "test/slow/pg/**/*.test.ts", ...BOTH_ENGINES],
               exclude: PG_ALONE,
               globalSetup: built
             }
           },
-          { test: { ...common, ...alone, name: "pg-alone", include: PG_ALONE, globalSetup: built } }
+          { test: { ...common, ...alone, name: "pg-alone", include: PG_ALONE, globalSetup: built } },
+          { test: { ...common, ...pooled, name: "pgbouncer", include: POOLED, exclude: POOLED_ALONE } },
+          { test: { ...common, ...alone, ...pooled, name: "pgbouncer-alone", include: POOLED_ALONE } }
         ]
         : [])
     ]

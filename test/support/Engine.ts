@@ -14,10 +14,15 @@ export const testPostgres = process.env["CONVENE_TEST_PG"]
 export const onPostgres = testPostgres !== undefined
 
 /**
- * `postgres://postgres@127.0.0.1:<port>` of PgBouncer in front of it, when the run goes through one
- * (`CONVENE_TEST_POOLER=pgbouncer`, engine-setup.ts): test servers reach their databases there.
+ * `postgres://postgres@127.0.0.1:<port>` of PgBouncer in front of it, in the projects that go
+ * through one (`CONVENE_TEST_POOLER=pgbouncer`, vitest.config.ts, pgbouncer-setup.ts): their test
+ * servers reach their databases there. The run's other projects reach PostgreSQL directly.
  */
-export const testPgBouncer = process.env["CONVENE_TEST_PGBOUNCER"]
+const pooled = process.env["CONVENE_TEST_POOLER"] === "pgbouncer"
+if (pooled && process.env["CONVENE_TEST_PGBOUNCER"] === undefined) {
+  throw new Error("CONVENE_TEST_POOLER=pgbouncer, but no PgBouncer was started (test/support/pgbouncer-setup.ts)")
+}
+export const testPgBouncer = pooled ? process.env["CONVENE_TEST_PGBOUNCER"] : undefined
 
 export const viaPgBouncer = testPgBouncer !== undefined
 

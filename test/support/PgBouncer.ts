@@ -8,8 +8,8 @@
  * session advisory lock, a `SET`) lasts from one to the next: what CONTRACT §15 asks Convene to
  * live with under `DATABASE_POOL_MODE=transaction`.
  *
- * The suite's PostgreSQL pass runs some of its files through one (`CONVENE_TEST_POOLER=pgbouncer`,
- * engine-setup.ts and postgres-pass.mjs); test/slow/pg/pgbouncer.test.ts starts its own.
+ * The suite's PostgreSQL pass runs some of its files through one (the `pgbouncer` projects of
+ * vitest.config.ts, pgbouncer-setup.ts); test/slow/pg/pgbouncer.test.ts starts its own.
  *
  * Where pgbouncer is not installed, `pgbouncerAvailable` is false and the tests that need it are
  * skipped with a line saying so, except in CI (`CONVENE_CI=1`, set by .ci/run, which installs it).

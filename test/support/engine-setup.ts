@@ -3,16 +3,14 @@
  * `CONVENE_TEST_ENGINE=postgres` (`npm run test:pg`, and the second pass of `npm test` and CI), the
  * tests run on PostgreSQL: one server for the run (test/support/Postgres.ts), a template database
  * migrated once by the service's own migrations, and then a fresh copy of it for every test server
- * or database (`testDatabaseUrl`), as a fresh SQLite file is on the default engine; with
- * `CONVENE_TEST_POOLER=pgbouncer` too, the test servers reach it through PgBouncer in transaction
- * mode (PgBouncer.ts, `DATABASE_POOL_MODE=transaction`). Without it, nothing starts and the tests
- * run on SQLite. (The slow tier's processes need `dist/` too: build-setup.ts.)
+ * or database (`testDatabaseUrl`), as a fresh SQLite file is on the default engine. Without it,
+ * nothing starts and the tests run on SQLite. (The slow tier's processes need `dist/` too:
+ * build-setup.ts; the `pgbouncer` projects PgBouncer in front of this server: pgbouncer-setup.ts.)
  */
 import * as PgMigrator from "@effect/sql-pg/PgMigrator"
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { pgMigrationsDirectory } from "../../src/Db/Sql.js"
-import { pgbouncer, pgbouncerAvailable } from "./PgBouncer.js"
 import { postgresAvailable, postgresServer } from "./Postgres.js"
 import { TEMPLATE_DATABASE } from "./Engine.js"
 
@@ -20,13 +18,21 @@ import { TEMPLATE_DATABASE } from "./Engine.js"
  * What the setup started, shared by the projects of the run (vitest.config.ts), whose global
  * setups all run in Vitest's main process: the first does the work, the others wait for it.
  */
-interface Shared {
+export interface Shared {
   ready?: Promise<void>
   scope?: Scope.CloseableScope
+  /** The server's port (for PgBouncer in front of it). */
+  port?: number
   closed?: Promise<void>
 }
 const KEY = Symbol.for("convene/test-engine-setup")
 const registry = globalThis as unknown as { [KEY]?: Shared }
+
+/** What the setup started, once it has (the run's PostgreSQL server, and the scope that stops it). */
+export const started = async (): Promise<Shared> => {
+  await setup()
+  return registry[KEY]!
+}
 
 const start = async (shared: Shared) => {
   if (process.env["CONVENE_TEST_ENGINE"] !== "postgres") return
@@ -34,6 +40,7 @@ const start = async (shared: Shared) => {
   const scope = Effect.runSync(Scope.make())
   shared.scope = scope
   const server = await Effect.runPromise(Scope.extend(postgresServer, scope))
+  shared.port = server.port
   const template = await Effect.runPromise(server.createDatabase(TEMPLATE_DATABASE))
   await Effect.runPromise(
     PgMigrator.run({ loader: PgMigrator.fromFileSystem(pgMigrationsDirectory) }).pipe(
@@ -43,13 +50,6 @@ const start = async (shared: Shared) => {
   )
   process.env["CONVENE_TEST_PG"] = server.url("").replace(/\/$/, "")
   console.warn(`Tests run on PostgreSQL (port ${server.port}).`)
-  // CONVENE_TEST_POOLER=pgbouncer: the test servers reach it through PgBouncer in transaction mode
-  if (process.env["CONVENE_TEST_POOLER"] === "pgbouncer") {
-    if (!pgbouncerAvailable) throw new Error("CONVENE_TEST_POOLER=pgbouncer, but pgbouncer is not installed (apt-get install pgbouncer)")
-    const bouncer = await Effect.runPromise(Scope.extend(pgbouncer(server.port), scope))
-    process.env["CONVENE_TEST_PGBOUNCER"] = bouncer.base
-    console.warn(`... through PgBouncer in transaction mode (port ${bouncer.port}).`)
-  }
 }
 
 export async function setup() {
