@@ -24,10 +24,12 @@ import { ageDeadHeartbeats } from "../support/Heartbeats.js"
 import {
   accepting,
   environment,
+  fastAnswers,
   FRACTIONS,
   importing,
   lifeOf,
   retry,
+  slowAnswers,
   started,
   until,
   untilWriting
@@ -68,12 +70,16 @@ describe("Idempotency-Key across crashes", () => {
         // PostgreSQL: the notifications the killed instance had claimed are released as soon as the
         // next one starts, as they would be 15 s later (support/Heartbeats.ts)
         yield* ageDeadHeartbeats(databaseEnvOf(env))
+        // the retry writes its answer at full speed (nothing is killed while it runs); the next
+        // point's request slowly again
+        yield* fastAnswers(env)
 
         server = yield* startServer(env)
         api = send(server.url)
         // SQLite: free at once; PostgreSQL: the killed instance's session ends as soon as its
         // database server notices (at the end of the statement it runs)
         const { reply, waitedMs } = yield* retry(scenario.send(api), onPostgres ? 30_000 : 0)
+        yield* slowAnswers(env)
         expectStatus(reply, 200)
         const replayed = reply.headers.get("idempotent-replayed") === "true"
         outcomes.push(`${point}→${first._tag === "Success" ? first.value.status : "cut"}/${replayed ? "replayed" : "ran"}${waitedMs > 0 ? ` (key free after ${waitedMs} ms)` : ""}`)
