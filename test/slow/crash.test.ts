@@ -1,20 +1,28 @@
 /**
  * Crashes: the server is killed with SIGKILL while a 500-guest batch and a 100-person bulk update
- * are in flight, at delays swept across their measured run time, then started again on the same file. Each
- * batch is there entirely or not at all, and the outbox agrees with the data: the guest list's
- * notification exists (with its delivery) exactly when the batch committed, and is then delivered.
+ * are in flight, at delays swept across their measured run time (fewer on PostgreSQL: FRACTIONS),
+ * then started again on the same database. Each batch is there entirely or not at all, and the
+ * outbox agrees with the data: the guest list's notification exists (with its delivery) exactly
+ * when the batch committed, and is then delivered.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { databaseEnvOf, queryDatabase } from "../support/Engine.js"
+import { databaseEnvOf, onPostgres, queryDatabase } from "../support/Engine.js"
 import { Duration, Effect, Fiber } from "effect"
 import { join } from "node:path"
 import { createEvent, createPerson, expectStatus, uniqueEmail } from "../support/Fixtures.js"
+import { ageDeadHeartbeats } from "../support/Heartbeats.js"
 import { startServer } from "../support/Process.js"
 import { receiver } from "../support/Receiver.js"
 import { send, temporaryDirectory, testEnvironment } from "../support/TestServer.js"
 
 /** Kill delays, as fractions of how long the two writes take uninterrupted (measured first). */
-const FRACTIONS = [0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1, 1.1, 3]
+const ALL_FRACTIONS = [0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1, 1.1, 3]
+/**
+ * SQLite sweeps them all; PostgreSQL, the second engine (where the writes take longer, and so do
+ * the kill delays and each restart), 8 of them: fewer inside the writes (not 0.3, 0.6, 0.8, 0.9),
+ * every one from 0.95 on, around their COMMIT and after it. Each region is still reached.
+ */
+const FRACTIONS = onPostgres ? ALL_FRACTIONS.filter((f) => ![0.3, 0.6, 0.8, 0.9].includes(f)) : ALL_FRACTIONS
 
 describe("crashes", () => {
   it.scopedLive("SIGKILL in the middle of a 500-guest batch and a bulk person update: all or nothing, outbox consistent", () =>
@@ -57,6 +65,9 @@ describe("crashes", () => {
         yield* Effect.sleep(delay)
         yield* server.kill("SIGKILL")
         yield* Fiber.join(inFlight)
+        // PostgreSQL: a notification the killed instance had claimed is released as soon as the next
+        // one starts, as it would be 15 s later (support/Heartbeats.ts)
+        yield* ageDeadHeartbeats(databaseEnvOf(env))
 
         server = yield* startServer(env)
         api = send(server.url)

@@ -26,15 +26,16 @@ describe("reminders across restarts", () => {
 
       const first = yield* startServer(env)
       const api = send(first.url)
-      // starts in 60 s; its reminder (50 s before) comes due in about 10 s, while the service is stopped
+      // starts in 60 s; its reminder (55 s before) comes due in about 5 s, while the service is
+      // stopped (adding three guests and stopping take well under a second)
       const startAt = Date.now() + 60_000
-      const dueAt = startAt - 50_000
+      const dueAt = startAt - 55_000
       const event = yield* createEvent({ request: api } as unknown as Server, {
         name: "Launch Night",
         primaryDate: new Date(startAt).toISOString(),
         timezone: "Europe/Paris",
         locationName: "Dock 5",
-        reminders: ["PT50S"],
+        reminders: ["PT55S"],
         replyTo: "host@acme.test",
         virtualLocations: [{ url: "https://meet.example.com/launch", password: null, phoneNumber: null, sourceType: null }]
       })

@@ -27,7 +27,7 @@ export const slowAnswers = (env: Record<string, string>) =>
   Effect.promise(() =>
     withDatabase(databaseEnvOf(env), async (query) => {
       if (onPostgres) {
-        await query(`CREATE FUNCTION idempotency_slow() RETURNS trigger LANGUAGE plpgsql AS $$
+        await query(`CREATE OR REPLACE FUNCTION idempotency_slow() RETURNS trigger LANGUAGE plpgsql AS $$
           BEGIN PERFORM pg_sleep(1.5); RETURN NEW; END $$`)
         await query(`CREATE TRIGGER idempotency_slow BEFORE INSERT OR UPDATE ON idempotency_keys
           FOR EACH ROW WHEN (NEW.status IS NOT NULL) EXECUTE FUNCTION idempotency_slow()`)
@@ -39,6 +39,18 @@ export const slowAnswers = (env: Record<string, string>) =>
         await query(`CREATE TRIGGER idempotency_slow_${on.toLowerCase()} AFTER ${on} ON idempotency_keys
           WHEN NEW.status IS NOT NULL BEGIN ${spin} END`)
       }
+    })
+  )
+
+/** Answers are written at full speed again (`slowAnswers` undone; `slowAnswers` makes them slow again). */
+export const fastAnswers = (env: Record<string, string>) =>
+  Effect.promise(() =>
+    withDatabase(databaseEnvOf(env), async (query) => {
+      if (onPostgres) {
+        await query("DROP TRIGGER idempotency_slow ON idempotency_keys")
+        return
+      }
+      for (const on of ["insert", "update"]) await query(`DROP TRIGGER idempotency_slow_${on}`)
     })
   )
 
@@ -172,11 +184,15 @@ export const retry = (put: Effect.Effect<Reply>, withinMs: number) =>
     }
   })
 
-/** How long a keyed request lives here, its answer's slow write included (the second of two: the first warms up). */
-export const lifeOf = (api: Api, make: (api: Api) => Effect.Effect<Scenario>) =>
+/**
+ * How long a keyed request lives here, its answer's slow write included: the second of two (the
+ * first warms up), or with `warmUp: false` the first (longer: an upper bound, for a test that needs
+ * no more).
+ */
+export const lifeOf = (api: Api, make: (api: Api) => Effect.Effect<Scenario>, options: { readonly warmUp?: boolean } = {}) =>
   Effect.gen(function*() {
     let ms = 0
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < (options.warmUp === false ? 1 : 2); i++) {
       const scenario = yield* make(api)
       const [took] = yield* Effect.timed(Effect.map(scenario.send(api), (reply) => expectStatus(reply, 200)))
       ms = Math.round(Duration.toMillis(took))

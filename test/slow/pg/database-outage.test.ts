@@ -82,9 +82,9 @@ describe.skipIf(!onPostgres)("the database restarts or is cut off (PostgreSQL on
        */
       const recovers = (label: string, restart: Effect.Effect<void>, duringOutage: Effect.Effect<void> = Effect.void) =>
         Effect.gen(function*() {
+          // the load runs before the restart: a few more writes accepted (it was a fixed 3 s)
           const before = accepted.guests.size
-          yield* Effect.sleep("3 seconds")
-          expect(accepted.guests.size, `${label}: the load runs before the restart`).toBeGreaterThan(before)
+          expect(yield* within(10_000, Effect.sync(() => accepted.guests.size >= before + 9)), `${label}: the load runs before the restart`).toBe(true)
           const restarting = yield* Effect.fork(restart)
           yield* Effect.sleep("1500 millis")
           yield* duringOutage
