@@ -9,8 +9,8 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { GuestImport } from "../../src/Guests/Api.js"
 import { databaseDigest } from "../support/Digest.js"
-import { queryDatabase } from "../support/Engine.js"
 import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "../support/Fixtures.js"
+import { outboxSettled } from "../support/Outbox.js"
 import { type Received, receiver } from "../support/Receiver.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, API_TOKEN, TestServer, testServer } from "../support/TestServer.js"
 import { addGuests, exportGuestsCsv, importGuestsCsv } from "../support/Csv.js"
@@ -530,22 +530,10 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV", (it) => {
   })
 })
 
-/** Notifications arriving within `ms` after the last one. */
-/**
- * Every notification of what was done so far: once the outbox holds no pending delivery, each was
- * attempted and, answered by the receiver (which keeps a request before it answers), is in its
- * queue. Waiting for the outbox, not for a silence of some length: nothing comes after.
- */
+/** Every notification of what was done so far (support/Outbox.ts): nothing comes after. */
 const drain = (server: TestServer["Type"], hook: { readonly next: (timeoutMs?: number) => Effect.Effect<Received> }) =>
   Effect.gen(function*() {
-    for (let look = 0;; look++) {
-      const [row] = yield* Effect.promise(() =>
-        queryDatabase<{ n: number }>(server.databaseEnv, "SELECT count(*) AS n FROM outbox_deliveries WHERE status = 'pending'")
-      )
-      if (Number(row!.n) === 0) break
-      if (look === 400) return yield* Effect.dieMessage("outbox deliveries still pending after 10 s")
-      yield* Effect.sleep("25 millis")
-    }
+    yield* outboxSettled(server)
     const arrived: Array<Received> = []
     for (;;) {
       const next = yield* Effect.either(Effect.timeout(hook.next(1_000), 10))
