@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { type DatabaseEnv, queryDatabase } from "./Engine.js"
 
 /** Until no delivery of the server's outbox is pending (real time, polled; dies after `timeoutMs`). */
-export const outboxSettled = (server: { readonly databaseEnv: DatabaseEnv }, timeoutMs = 10_000) =>
+export const outboxSettled = (server: { readonly databaseEnv: DatabaseEnv }, timeoutMs = 30_000) =>
   Effect.gen(function*() {
     const deadline = Date.now() + timeoutMs
     for (;;) {
