@@ -10,6 +10,7 @@ import { Effect, Schema } from "effect"
 import { GuestImport } from "../../src/Guests/Api.js"
 import { databaseDigest } from "../support/Digest.js"
 import { createEvent, createPerson, expectError, expectStatus, login, uniqueEmail } from "../support/Fixtures.js"
+import { outboxSettled } from "../support/Outbox.js"
 import { type Received, receiver } from "../support/Receiver.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, API_TOKEN, TestServer, testServer } from "../support/TestServer.js"
 import { addGuests, exportGuestsCsv, importGuestsCsv } from "../support/Csv.js"
@@ -529,12 +530,13 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV", (it) => {
   })
 })
 
-/** Notifications arriving within `ms` after the last one. */
-const drain = (hook: { readonly next: (timeoutMs?: number) => Effect.Effect<Received> }, ms: number) =>
+/** Every notification of what was done so far (support/Outbox.ts): nothing comes after. */
+const drain = (server: TestServer["Type"], hook: { readonly next: (timeoutMs?: number) => Effect.Effect<Received> }) =>
   Effect.gen(function*() {
+    yield* outboxSettled(server)
     const arrived: Array<Received> = []
     for (;;) {
-      const next = yield* Effect.either(Effect.timeout(hook.next(ms + 1_000), ms))
+      const next = yield* Effect.either(Effect.timeout(hook.next(1_000), 10))
       if (next._tag === "Left") return arrived
       arrived.push(next.right)
     }
@@ -557,7 +559,7 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV notifications
       for (const email of [same, moved, quiet]) ids.push(yield* createPerson(server, { email }, org.token))
       yield* addGuests(server, event.eventId, ids.map((personId) => ({ personId })), org.token)
       yield* updateGuests(server, event.eventId, [{ personId: ids[0], rsvpStatus: "Accepted" }, { personId: ids[1], rsvpStatus: "Accepted" }], org.token)
-      yield* drain(hook, 500)
+      yield* drain(server, hook)
 
       // a dry run and a refused import notify nobody
       const yes = uniqueEmail("yes")
@@ -570,11 +572,11 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV notifications
         `${plain},Plain,Guest,,,2\n`
       expectStatus(yield* importGuestsCsv(server, event.eventId, csv, { token: org.token, query: "?dryRun=true" }), 200)
       expectStatus(yield* importGuestsCsv(server, event.eventId, `${csv}bad,,,,,\n`, { token: org.token }), 422)
-      expect(yield* drain(hook, 500)).toEqual([])
+      expect(yield* drain(server, hook)).toEqual([])
 
       const report = expectStatus(yield* importGuestsCsv(server, event.eventId, csv, { token: org.token }), 200).body
       expect(report).toMatchObject({ rows: 5, created: 2, added: 2, updated: 2, unchanged: 1 })
-      const arrived = yield* drain(hook, 1_500)
+      const arrived = yield* drain(server, hook)
       const lists = arrived.filter((r) => r.path === "/list")
       const persons = arrived.filter((r) => r.path === "/person")
       expect(lists).toHaveLength(1)
@@ -588,7 +590,7 @@ layer(testServer(), { excludeTestServices: true })("guest list CSV notifications
 
       // the same file again: only the statuses given are recorded again; one notification still
       yield* importGuestsCsv(server, event.eventId, csv, { token: org.token })
-      const again = yield* drain(hook, 1_500)
+      const again = yield* drain(server, hook)
       expect(again.filter((r) => r.path === "/list")).toHaveLength(1)
       expect(again.filter((r) => r.path === "/list")[0]!.json.map((g: any) => g.email)).toEqual([yes, same, moved])
       expect(again.filter((r) => r.path === "/person")).toEqual([])

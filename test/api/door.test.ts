@@ -5,7 +5,7 @@
  * revoked or expired (TestClock).
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Clock, Effect, Layer, TestClock } from "effect"
 import type { Role } from "../../src/Domain/Role.js"
 import { addMember, type DashboardClient, dashboardClient, signIn, textOf } from "../support/Dashboard.js"
 import { createEvent, expectStatus, uniqueEmail } from "../support/Fixtures.js"
@@ -30,10 +30,10 @@ const organization = <const R extends ReadonlyArray<Role>>(label: string, roles:
   })
 
 /** An event with Ada (Accepted) and Dan (Declined). */
-const eventWithGuests = (token: string, date?: string) =>
+const eventWithGuests = (token: string, at?: { readonly date: string; readonly timezone: string }) =>
   Effect.gen(function*() {
     const server = yield* TestServer
-    const event = yield* createEvent(server, date === undefined ? {} : { primaryDate: date, timezone: "Africa/Monrovia" }, token)
+    const event = yield* createEvent(server, at === undefined ? {} : { primaryDate: at.date, timezone: at.timezone }, token)
     const added = expectStatus(yield* server.request("POST", `/event/${event.eventId}/guestlist`, {
       token,
       body: { guests: [{ firstName: "Ada", lastName: "Lovelace", email: uniqueEmail("ada") }, { firstName: "Dan", lastName: "Declined", email: uniqueEmail("dan") }] }
@@ -175,23 +175,30 @@ layer(testServer(), { excludeTestServices: true })("door mode (JSON) and door li
   })
 })
 
-layer(testServer(), { timeout: 120_000 })("door links expire (TestClock)", (it) => {
+// Asia/Kathmandu is 5 hours 45 minutes ahead of UTC: an event on 15 June 2030 there ends its day at
+// 18:15 UTC (a rule on the UTC day would keep the link until midnight UTC). The TestClock is set
+// just before that end before the server starts, so that the test moves it by seconds: moving it
+// far runs every background pass of the server in between, each a few milliseconds of real time.
+const DAY_ENDS = Date.parse("2030-06-15T18:15:00Z")
+const startingAt = (millis: number) => Layer.unwrapEffect(TestClock.setTime(millis).pipe(Effect.as(testServer())))
+
+layer(startingAt(DAY_ENDS - 60_000))("door links expire (TestClock)", (it) => {
   it.effect("a link ends at the end of the event's day in its zone, then answers 404", () =>
     Effect.gen(function*() {
       const server = yield* TestServer
-      // the TestClock starts at 1970-01-01T00:00Z (moving it far runs every background pass in between)
+      // the server's TestClock is this test's, a minute before the event's day ends
+      expect(yield* Clock.currentTimeMillis).toBe(DAY_ENDS - 60_000)
       const { members, token } = yield* organization("door-expiry", ["Admin"])
       const admin = members[0]!
-      const { event } = yield* eventWithGuests(token, "1969-12-31T20:00:00Z")
+      // 11:45 in Kathmandu on 15 June
+      const { event } = yield* eventWithGuests(token, { date: "2030-06-15T06:00:00Z", timezone: "Asia/Kathmandu" })
       const made = yield* admin.post(`/app/events/${event.eventId}/door-links`, { name: "Gate" })
       const link = /https:\/\/convene\.test(\/door\/[A-Za-z0-9_-]{43})/.exec(textOf((yield* admin.get(made.location!)).html))?.[1]
       const volunteer = dashboardClient(server.url, { origin: ORIGIN })
       expect((yield* volunteer.get(link!)).status).toBe(200)
-      // Africa/Monrovia was 44 minutes 30 seconds behind UTC in 1970: the event's day (31 December)
-      // ends at 00:44:30 UTC, close enough to the clock's start to move it there
-      yield* TestClock.setTime(Date.parse("1970-01-01T00:44:00Z"))
+      yield* TestClock.setTime(DAY_ENDS - 1_000)
       expect((yield* volunteer.get(link!)).status).toBe(200)
-      yield* TestClock.setTime(Date.parse("1970-01-01T00:44:30Z"))
+      yield* TestClock.setTime(DAY_ENDS)
       expect((yield* volunteer.get(link!)).status).toBe(404)
-    }), 90_000)
+    }))
 })

@@ -11,6 +11,7 @@ import { Context, Effect, Layer } from "effect"
 import ICAL from "ical.js"
 import { queryDatabase } from "../support/Engine.js"
 import { createPerson, expectError, expectStatus, login, uniqueEmail } from "../support/Fixtures.js"
+import { outboxSettled } from "../support/Outbox.js"
 import { type ReceivedEmail, type SmtpSink, smtpSink } from "../support/SmtpSink.js"
 import { ADMIN_EMAIL, ADMIN_PASSWORD, TestServer, testServer } from "../support/TestServer.js"
 import { emailsTo, eventWithGuests, invitations, invite, MAIL_FROM, waitForEmails } from "../support/Invitations.js"
@@ -160,7 +161,7 @@ layer(withSmtp(), { timeout: 120_000, excludeTestServices: true })("invitations 
       expect(mails.map((m) => m.to[0]).sort()).toEqual([accepted!.email, maybe!.email].sort())
       expect(emailsTo(sink, [accepted!.email])[0]!.parsed.text).toContain(before)
       expect(emailsTo(sink, [accepted!.email])[0]!.parsed.subject).toBe(`Invitation: ${event.name}`)
-      yield* Effect.sleep("300 millis")
+      yield* outboxSettled(server)
       expect(emailsTo(sink, [declined!.email, guests[3]!.email])).toHaveLength(0)
       // a person named twice gets one email
       expect(expectStatus(yield* invite(server, event.eventId, { personIds: [declined!.personId, declined!.personId] }), 202).body)
@@ -256,7 +257,7 @@ layer(withSmtp(), { timeout: 120_000, excludeTestServices: true })("invitations 
       const failed = yield* settle(server, event.eventId, (b) => b.invitations[0]?.status === "failed")
       expect(failed.invitations[0]).toMatchObject({ status: "failed", attempts: 1, sentAt: null, nextAttemptAt: null })
       expect(failed.invitations[0].lastError).toMatch(/550.*No such mailbox/)
-      yield* Effect.sleep("1 second")
+      yield* outboxSettled(server)
       expect(refused).toBe(1)
       expect((yield* invitations(server, event.eventId)).invitations[0].attempts).toBe(1)
       sink.answer = () => "accept"
@@ -310,7 +311,7 @@ layer(withSmtp(), { timeout: 120_000, excludeTestServices: true })("invitations 
       expect(again.body).toEqual(first.body)
       expect(again.headers.get("idempotent-replayed")).toBe("true")
       yield* waitForEmails(sink, guests.map((g) => g.email))
-      yield* Effect.sleep("500 millis")
+      yield* outboxSettled(server)
       expect(emailsTo(sink, guests.map((g) => g.email))).toHaveLength(2)
       expect((yield* invitations(server, event.eventId)).total).toBe(2)
     }))

@@ -11,6 +11,7 @@ import { Webhook } from "standardwebhooks"
 import { verify as exampleVerify } from "../../examples/webhook-receiver.mjs"
 import { guardedLookup } from "../../src/Webhooks/Destinations.js"
 import { createEvent, createPerson, eventually, expectError, expectStatus } from "../support/Fixtures.js"
+import { outboxSettled } from "../support/Outbox.js"
 import { type Received, receiver } from "../support/Receiver.js"
 import { TestServer, testServer } from "../support/TestServer.js"
 
@@ -28,7 +29,8 @@ const verify = (secret: string, received: Received) =>
     "webhook-signature": String(received.headers["webhook-signature"])
   })
 
-const settle = Effect.sleep("300 millis")
+/** Until the outbox holds no pending delivery (support/Outbox.ts): what was sent has arrived, nothing more comes. */
+const settle = Effect.flatMap(TestServer, (server) => outboxSettled(server))
 
 const register = (token: string, webhook: string, type: string) =>
   Effect.flatMap(TestServer, (server) =>
@@ -296,7 +298,7 @@ layer(testServer(fast), { excludeTestServices: true })("webhooks (records varian
         yield* server.request("DELETE", "/webhook", { token, body: { webhook: hook.url(), type: "Event" } })
         const log = yield* eventually(deliveries(token), (l) => l.deliveries[0]?.status === "cancelled")
         expect(log.deliveries[0]).toMatchObject({ status: "cancelled", registration: "deleted" })
-        yield* Effect.sleep("700 millis")
+        yield* settle
         expect(hook.received).toHaveLength(1)
         // a retry on request gives it one more attempt, with the same webhook-id, and no more
         hook.answer = () => 200
@@ -306,7 +308,7 @@ layer(testServer(fast), { excludeTestServices: true })("webhooks (records varian
         expect(again.headers["webhook-id"]).toBe(hook.received[0]!.headers["webhook-id"])
         const done = yield* eventually(deliveries(token), (l) => l.deliveries[0]?.status === "delivered")
         expect(done.deliveries[0]).toMatchObject({ attempts: 2, lastStatusCode: 200 })
-        yield* Effect.sleep("300 millis")
+        yield* settle
         expect(hook.received).toHaveLength(2)
       }))
   })

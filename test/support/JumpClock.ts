@@ -7,6 +7,12 @@
  * one of their wakings in between is run, one by one. Sleeps not due yet go on for what is left of
  * them.
  *
+ * `makeJumpClock({ still: true })` is a clock that stands still between jumps, as `TestClock` does
+ * (a test that compares times to the second, a `Retry-After`, sees no real time pass), and whose
+ * jumps still cost nothing: sleeps end only by jumps. As under `TestClock`, what waits on time
+ * (a timeout) waits until the test moves the clock. A jump returns at once: the fibers it woke run
+ * after it (a test that judges what a background pass did waits for its effect).
+ *
  * `serverWith(clock)` is what a test server takes: `testServer(env).pipe(Layer.provide(serverWith(clock)))`
  * gives every fiber of the server (requests, background work) this clock.
  */
@@ -28,12 +34,19 @@ interface Sleeper {
   timer?: ReturnType<typeof setTimeout>
 }
 
-export const makeJumpClock = (): JumpClock => {
+export interface JumpClockOptions {
+  /** Stands still between jumps (from the real time it was made at), rather than running in real time. */
+  readonly still?: boolean
+}
+
+export const makeJumpClock = (options: JumpClockOptions = {}): JumpClock => {
+  const still = options.still === true
   let offset = 0
-  const now = () => Date.now() + offset
+  const madeAt = Date.now()
+  const now = still ? () => madeAt + offset : () => Date.now() + offset
   // nanoseconds since the epoch, monotonic between jumps, as the default clock gives them
   const origin = BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint()
-  const nanos = () => origin + process.hrtime.bigint() + BigInt(offset) * 1_000_000n
+  const nanos = still ? () => BigInt(now()) * 1_000_000n : () => origin + process.hrtime.bigint() + BigInt(offset) * 1_000_000n
   const sleepers = new Set<Sleeper>()
 
   /** Ends the sleep if it is due, else sets a timer for what is left of it. */
@@ -43,7 +56,7 @@ export const makeJumpClock = (): JumpClock => {
     if (left <= 0) {
       sleepers.delete(sleeper)
       sleeper.wake()
-    } else {
+    } else if (!still) {
       sleeper.timer = setTimeout(() => arm(sleeper), Math.min(left, LONGEST_TIMER))
     }
   }
