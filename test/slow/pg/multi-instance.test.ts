@@ -1,14 +1,15 @@
 /**
  * Several instances (CONTRACT §15): three processes of the service on one PostgreSQL database and
- * one Redis, behind no balancer but the test itself, which spreads API writes, RSVP answers and a
- * rate-limit probe over them, and SIGKILLs one in the middle. Then:
+ * one Redis, behind no balancer but the test itself, which spreads API writes and RSVP answers
+ * over them, and SIGKILLs one in the middle. Then:
  * - no delivery is lost: every accepted guest's notification reaches the receiver, every message
  *   in the outbox reaches it, and every outbox delivery ends delivered;
  * - none is sent twice at once: the receiver never sees one `webhook-id` while an earlier request
  *   with it is still open, its sender alive (a redelivery after the killed instance's attempt is
  *   fine: at least once);
- * - the change feed, read through the survivors, holds every accepted write;
- * - the shared rate limit holds within 5% of its configured rate across the three instances.
+ * - the change feed, read through the survivors, holds every accepted write.
+ * What it judges is what survived, not how fast: it runs beside other files. The three instances'
+ * shared rate limit, which needs the machine to itself, is test/slow/pg/multi-instance-rate.test.ts.
  * It runs in the PostgreSQL pass of the suite (`npm run test:pg`, and CI). An instance cut off from
  * the database, and a database that restarts, are test/database-outage.test.ts's.
  */
@@ -19,7 +20,6 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { cli } from "../../support/Cli.js"
 import { databaseEnvOf, onPostgres, queryDatabase } from "../../support/Engine.js"
 import { startServer } from "../../support/Process.js"
 import { redisAvailable, redisServer } from "../../support/Redis.js"
@@ -84,7 +84,7 @@ const slowReceiver = (delayMs: number) =>
 const RATE = 40
 
 describe.runIf(onPostgres && redisAvailable)("three instances on one PostgreSQL and one Redis", () => {
-  it.scopedLive("spread writes, RSVP answers and deliveries; SIGKILL one: nothing lost, nothing sent twice at once, feed complete, shared rate within 5%", () =>
+  it.scopedLive("spread writes, RSVP answers and deliveries; SIGKILL one: nothing lost, nothing sent twice at once, feed complete", () =>
     Effect.gen(function*() {
       const redis = yield* redisServer
       const hook = yield* slowReceiver(150)
@@ -105,17 +105,13 @@ describe.runIf(onPostgres && redisAvailable)("three instances on one PostgreSQL 
         return living[n % living.length]!
       }
 
-      // set-up, through the first instance: a webhook for persons and guest lists, an event, and a
-      // second token for the rate probe (so the writers' own bucket does not mix with it)
+      // set-up, through the first instance: a webhook for persons and guest lists, and an event
       for (const type of ["EventPerson", "GuestList"]) {
         expect((yield* call(urls[0]!, "POST", "/webhook", API_TOKEN, { webhook: hook.url, type }))?.status).toBe(200)
       }
       const event = yield* call(urls[0]!, "POST", "/event", API_TOKEN, { name: "Three instances", primaryDate: "2031-06-01T18:00:00+02:00" })
       expect(event?.status).toBe(200)
       const eventId = event!.body.eventId as string
-      const made = yield* cli({ ...databaseEnvOf(env), LOG_LEVEL: "None" }, "token", "create", "--org", "acme", "--name", "probe")
-      expect(made.code, made.stderr).toBe(0)
-      const probeToken = made.stdout.match(/cvn_[A-Za-z0-9_-]{32,}/)![0]
 
       // the load: writers create persons and put them on the guest list, then answer their RSVP
       const accepted = { persons: new Set<string>(), guests: new Set<string>(), answers: new Set<string>() }
@@ -144,29 +140,8 @@ describe.runIf(onPostgres && redisAvailable)("three instances on one PostgreSQL 
       })
       const writers = yield* Effect.fork(Effect.all([writer, writer, writer], { concurrency: "unbounded", discard: true }))
 
-      // the rate probe, over the three instances, for its first 3 seconds: twelve callers, so that
-      // it offers well over the rate even on a busy machine (a refusal costs little)
-      let allowed = 0
-      let refused = 0
-      const probeStarted = performance.now()
-      const probeEnds = probeStarted + 3_000
-      yield* Effect.all(
-        Array.from({ length: 12 }, (_, worker) =>
-          Effect.gen(function*() {
-            while (performance.now() < probeEnds) {
-              const reply = yield* call(urls[worker % 3]!, "GET", "/person?limit=1", probeToken)
-              if (reply?.status === 200) allowed++
-              else if (reply?.status === 429) refused++
-              else throw new Error(`probe: unexpected ${reply?.status}`)
-            }
-          })),
-        { concurrency: "unbounded" }
-      )
-      const elapsed = (performance.now() - probeStarted) / 1000
-      const rate = (allowed - RATE) / elapsed
-
       // SIGKILL the second instance while writes and deliveries go on
-      yield* Effect.sleep("500 millis")
+      yield* Effect.sleep("3500 millis")
       alive[1] = false
       yield* instances[1]!.kill("SIGKILL")
       yield* Fiber.join(writers)
@@ -213,12 +188,9 @@ describe.runIf(onPostgres && redisAvailable)("three instances on one PostgreSQL 
       const guestChanges = changes.filter((c) => c.type === "guest")
       expect(guestChanges.length).toBeGreaterThanOrEqual(accepted.guests.size + accepted.answers.size)
 
-      // the shared rate: what three instances let through is the configured rate, within 5%
-      expect(refused).toBeGreaterThan(allowed)
-      expect(Math.abs(rate - RATE) / RATE, `${allowed} allowed in ${elapsed.toFixed(2)} s: ${rate.toFixed(1)}/s`).toBeLessThanOrEqual(0.05)
       console.info(
         `three instances: ${accepted.persons.size} persons, ${accepted.guests.size} guests, ${accepted.answers.size} RSVP answers; ` +
-          `${hook.bodies.length} webhook requests for ${messages.length} messages; probe ${rate.toFixed(1)}/s of ${RATE}/s`
+          `${hook.bodies.length} webhook requests for ${messages.length} messages`
       )
     }), 120_000)
 })
