@@ -1,5 +1,5 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { type Duration, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { dashboardClient } from "../support/Dashboard.js"
 import { createPerson, expectError, expectStatus, login, uniqueEmail } from "../support/Fixtures.js"
 import { makeJumpClock, serverWith } from "../support/JumpClock.js"
@@ -182,8 +182,7 @@ layer(testServer(), { excludeTestServices: true })("authentication", (it) => {
  */
 const stillServer = (env: Record<string, string>) => {
   const clock = makeJumpClock({ still: true })
-  const jump = (duration: Duration.DurationInput) => Effect.sync(() => clock.jump(duration))
-  return { jump, server: testServer(env).pipe(Layer.provide(serverWith(clock))) }
+  return { jump: clock.advance, server: testServer(env).pipe(Layer.provide(serverWith(clock))) }
 }
 
 const limits = stillServer({ ACCESS_TOKEN_TTL: "2 minutes" })

@@ -8,7 +8,7 @@
  * skipped and counted), and the dashboard saying what is left and when the limit is reached.
  */
 import { expect, layer } from "@effect/vitest"
-import { Context, type Duration, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { signIn, textOf } from "../support/Dashboard.js"
 import { queryDatabase } from "../support/Engine.js"
 import { createEvent, expectError, expectStatus, uniqueEmail } from "../support/Fixtures.js"
@@ -24,7 +24,7 @@ const LIMIT = 5
 const DAY_SECONDS = 24 * 60 * 60
 
 const clock = makeJumpClock({ still: true })
-const jump = (duration: Duration.DurationInput) => Effect.sync(() => clock.jump(duration))
+const jump = clock.advance
 
 const withSmtp = Layer.unwrapScoped(Effect.map(smtpSink(), (sink) =>
   Layer.merge(

@@ -6,7 +6,7 @@
  * failing database does not stop: test/unit/recurring.test.ts).
  */
 import { expect, layer } from "@effect/vitest"
-import { type Duration, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { MAX_SESSIONS_PER_USER } from "../../src/Auth/Sessions.js"
 import { addMember, dashboardClient, type DashboardClient } from "../support/Dashboard.js"
 import { queryDatabase } from "../support/Engine.js"
@@ -45,7 +45,7 @@ const untilSessionRows = (server: Server, n: number) =>
 const live = (client: DashboardClient) => Effect.map(client.get("/app/events"), (page) => page.status === 200)
 
 const clock = makeJumpClock({ still: true })
-const jump = (duration: Duration.DurationInput) => Effect.sync(() => clock.jump(duration))
+const jump = clock.advance
 
 const sessionsServer = testServer({ SESSION_IDLE_TIMEOUT: "2 minutes" }).pipe(Layer.provide(serverWith(clock)))
 

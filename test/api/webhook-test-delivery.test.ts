@@ -10,12 +10,9 @@ import type { Role } from "../../src/Domain/Role.js"
 import type { OrganizationRowId } from "../../src/Domain/RowIds.js"
 import { Members } from "../../src/Organizations/Members.js"
 import { createEvent, eventually, expectError, expectStatus, login, uniqueEmail } from "../support/Fixtures.js"
-import { outboxSettled } from "../support/Outbox.js"
+import { settled } from "../support/Outbox.js"
 import { type Received, receiver } from "../support/Receiver.js"
 import { TestServer, testServer } from "../support/TestServer.js"
-
-/** Until the outbox holds no pending delivery (support/Outbox.ts): what was sent has arrived, nothing more comes. */
-const settle = Effect.flatMap(TestServer, (server) => outboxSettled(server))
 
 const fast = {
   WEBHOOK_RETRY_SCHEDULE: "100ms,200ms,300ms",
@@ -122,7 +119,7 @@ layer(testServer(fast), { excludeTestServices: true })("test deliveries (records
           data: { name: "Sample Summer Gala", primaryDate: "2030-06-01T20:00:00+02:00", updatedFields: ["name", "primaryDate"], timestamp: "2030-05-01T17:30:00.000Z" }
         })
 
-        yield* settle
+        yield* settled
         expect(hook.received.map((r) => r.path)).toEqual(["/person", "/list", "/event"])
 
         const log = yield* eventually(deliveries(org.token), (l) => l.deliveries.every((d: { status: string }) => d.status === "delivered"))
@@ -189,7 +186,7 @@ layer(testServer(fast), { excludeTestServices: true })("test deliveries (records
         const first = yield* sendTest(org.token, hook.url(), "Event", key)
         expect(yield* sendTest(org.token, hook.url(), "Event", key)).toBe(first)
         yield* hook.next()
-        yield* settle
+        yield* settled
         expect(hook.received).toHaveLength(1)
         expect((yield* deliveries(org.token)).total).toBe(1)
       }))
@@ -226,7 +223,7 @@ layer(testServer(fast), { excludeTestServices: true })("test deliveries (records
         yield* register(org.token, hook.url("/tired"), "Event")
         yield* sendTest(org.token, hook.url("/tired"), "Event")
 
-        yield* settle
+        yield* settled
         expect(hook.received.map((r) => r.path)).toEqual(["/tired", "/tired"])
         expect((yield* deliveries(other.token)).total).toBe(0)
       }))
@@ -259,7 +256,7 @@ layer(testServer(fast), { excludeTestServices: true })("test deliveries (records
         expectError(yield* server.request("POST", "/webhook/test", { token: org.token, rawBody: "{", headers: { "content-type": "application/json" } }), 400, "invalid_request")
 
         yield* hook.next()
-        yield* settle
+        yield* settled
         expect(hook.received).toHaveLength(1)
       }))
   })

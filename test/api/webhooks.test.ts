@@ -11,7 +11,7 @@ import { Webhook } from "standardwebhooks"
 import { verify as exampleVerify } from "../../examples/webhook-receiver.mjs"
 import { guardedLookup } from "../../src/Webhooks/Destinations.js"
 import { createEvent, createPerson, eventually, expectError, expectStatus } from "../support/Fixtures.js"
-import { outboxSettled } from "../support/Outbox.js"
+import { settled } from "../support/Outbox.js"
 import { type Received, receiver } from "../support/Receiver.js"
 import { TestServer, testServer } from "../support/TestServer.js"
 
@@ -28,9 +28,6 @@ const verify = (secret: string, received: Received) =>
     "webhook-timestamp": String(received.headers["webhook-timestamp"]),
     "webhook-signature": String(received.headers["webhook-signature"])
   })
-
-/** Until the outbox holds no pending delivery (support/Outbox.ts): what was sent has arrived, nothing more comes. */
-const settle = Effect.flatMap(TestServer, (server) => outboxSettled(server))
 
 const register = (token: string, webhook: string, type: string) =>
   Effect.flatMap(TestServer, (server) =>
@@ -152,7 +149,7 @@ layer(testServer(fast), { excludeTestServices: true })("webhooks (records varian
         expect(typeof updated.json.data.timestamp).toBe("string")
         // and one that changes nothing
         yield* server.request("PATCH", `/event/${event.eventId}`, { token, body: { name: "Launch Party" } })
-        yield* settle
+        yield* settled
         expect(hook.received).toHaveLength(7)
 
         for (const r of hook.received) {
@@ -193,7 +190,7 @@ layer(testServer(fast), { excludeTestServices: true })("webhooks (records varian
         // writes that change nothing send nothing; a rolled-back batch sends nothing
         yield* server.request("POST", `/event/${event.eventId}/guestlist`, { token, body: { guests: [{ personId: a }] } })
         yield* server.request("POST", `/event/${event.eventId}/guestlist`, { token, body: { guests: [{ personId: b }, { personId: "unknown" }] } })
-        yield* settle
+        yield* settled
         expect(hook.received).toHaveLength(4)
       }))
 
@@ -245,7 +242,7 @@ layer(testServer(fast), { excludeTestServices: true })("webhooks (records varian
         for (let i = 0; i < 4; i++) yield* hook.next()
         const log = yield* eventually(deliveries(token, "?status=failed"), (l) => l.total === 1)
         expect(log.deliveries[0]).toMatchObject({ status: "failed", attempts: 4, lastStatusCode: 503, lastError: "HTTP 503", nextAttemptAt: null, registration: "active" })
-        yield* settle
+        yield* settled
         expect(hook.received).toHaveLength(4)
         const id = log.deliveries[0].deliveryId
         expect(expectStatus(yield* server.request("POST", `/webhook/deliveries/${id}/retry`, { token }), 200).body).toEqual({ success: true })
@@ -275,7 +272,7 @@ layer(testServer(fast), { excludeTestServices: true })("webhooks (records varian
         const log = yield* eventually(deliveries(token), (l) => l.deliveries[0]?.status === "failed")
         expect(log.deliveries[0]).toMatchObject({ status: "failed", attempts: 1, lastStatusCode: 410, registration: "disabled" })
         yield* server.request("PATCH", `/event/${event.eventId}`, { token, body: { name: "Gone 2" } })
-        yield* settle
+        yield* settled
         expect(hook.received).toHaveLength(1)
         expect((yield* deliveries(token)).total).toBe(1)
         // registering again re-enables it
@@ -298,7 +295,7 @@ layer(testServer(fast), { excludeTestServices: true })("webhooks (records varian
         yield* server.request("DELETE", "/webhook", { token, body: { webhook: hook.url(), type: "Event" } })
         const log = yield* eventually(deliveries(token), (l) => l.deliveries[0]?.status === "cancelled")
         expect(log.deliveries[0]).toMatchObject({ status: "cancelled", registration: "deleted" })
-        yield* settle
+        yield* settled
         expect(hook.received).toHaveLength(1)
         // a retry on request gives it one more attempt, with the same webhook-id, and no more
         hook.answer = () => 200
@@ -308,7 +305,7 @@ layer(testServer(fast), { excludeTestServices: true })("webhooks (records varian
         expect(again.headers["webhook-id"]).toBe(hook.received[0]!.headers["webhook-id"])
         const done = yield* eventually(deliveries(token), (l) => l.deliveries[0]?.status === "delivered")
         expect(done.deliveries[0]).toMatchObject({ attempts: 2, lastStatusCode: 200 })
-        yield* settle
+        yield* settled
         expect(hook.received).toHaveLength(2)
       }))
   })

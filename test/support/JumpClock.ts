@@ -26,6 +26,8 @@ export interface JumpClock extends Clock.Clock {
   readonly now: () => number
   /** Moves the time forward by `duration`; the sleeps due by then end. */
   readonly jump: (duration: Duration.DurationInput) => void
+  /** `jump`, as an effect for a test's generator. */
+  readonly advance: (duration: Duration.DurationInput) => Effect.Effect<void>
 }
 
 interface Sleeper {
@@ -61,6 +63,11 @@ export const makeJumpClock = (options: JumpClockOptions = {}): JumpClock => {
     }
   }
 
+  const jump = (duration: Duration.DurationInput) => {
+    offset += Duration.toMillis(duration)
+    for (const sleeper of [...sleepers]) arm(sleeper)
+  }
+
   return {
     [Clock.ClockTypeId]: Clock.ClockTypeId,
     unsafeCurrentTimeMillis: now,
@@ -78,10 +85,8 @@ export const makeJumpClock = (options: JumpClockOptions = {}): JumpClock => {
         })
       }),
     now,
-    jump: (duration) => {
-      offset += Duration.toMillis(duration)
-      for (const sleeper of [...sleepers]) arm(sleeper)
-    }
+    jump,
+    advance: (duration) => Effect.sync(() => jump(duration))
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { Effect } from "effect"
 import { type DatabaseEnv, queryDatabase } from "./Engine.js"
+import { TestServer } from "./TestServer.js"
 
 /** Until no delivery of the server's outbox is pending (real time, polled; dies after `timeoutMs`). */
 export const outboxSettled = (server: { readonly databaseEnv: DatabaseEnv }, timeoutMs = 30_000) =>
@@ -21,3 +22,6 @@ export const outboxSettled = (server: { readonly databaseEnv: DatabaseEnv }, tim
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 25)))
     }
   })
+
+/** `outboxSettled` for the test server of the test's layer. */
+export const settled = Effect.flatMap(TestServer, (server) => outboxSettled(server))
