@@ -144,7 +144,7 @@ export default defineConfig({
   test: {
     // The PostgreSQL pass's files mostly wait on processes and database servers of their own
     // (restarts, outages, kills, a hung instance's key): three at a time (its `pg` project took
-    // 84 s instead of 118 s, its files no longer each). The SQLite pass's browsers and loads keep
+    // 84 s instead of 118 s, none of its files longer). The SQLite pass's browsers and loads keep
     // both cores busy: two (three made it slower, 399 s against 384 s). With fewer than the most
     // at the start, Vitest once ended a worker that still had files ("Terminating worker thread").
     maxWorkers: onPostgres ? 3 : 2,
@@ -178,7 +178,7 @@ export default defineConfig({
       // the PostgreSQL pass's own: only when the suite runs on PostgreSQL. Its files that measure
       // time, memory or fairness run one at a time after the others (`pg-alone`); the rest, which
       // kill, restart or cut off processes and databases of their own and check what survived,
-      // run two at a time beside the `repo` tier (`pg`). Then the same service through PgBouncer.
+      // run three at a time beside the `repo` tier (`pg`). Then the same service through PgBouncer.
       ...(onPostgres
         ? [
           {
