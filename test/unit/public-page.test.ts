@@ -6,6 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { EventRowId, OrganizationRowId } from "../../src/Domain/RowIds.js"
+import { defaults } from "../../src/Events/EventMapping.js"
 import type { EventRow } from "../../src/Events/EventRow.js"
 import { registeredStatus } from "../../src/Guests/Registration.js"
 import { placesLeft, registrationOpen } from "../../src/SelfRegistration/Domain.js"
@@ -13,37 +14,22 @@ import { formOf } from "../../src/Web/Kit/Form.js"
 import { readRegistration } from "../../src/Web/Public/Input.js"
 import { eventJsonLd, scriptSafeJson } from "../../src/Web/Public/Meta.js"
 
+/** A public event with registration open, on the service's own defaults for every other column. */
 const event = (fields: Partial<EventRow> = {}): EventRow => ({
   id: EventRowId(7),
   public_id: "event-7",
   organization_id: OrganizationRowId(3),
+  ...defaults,
   name: "Gala",
   slug: "gala",
   primary_date: "2031-06-01T20:00:00+02:00",
   primary_date_utc: "2031-06-01T18:00:00.000Z",
   timezone: "Europe/Paris",
   is_public: 1,
-  location_name: null,
-  location_address: null,
-  location_apartment: null,
-  location_city: null,
-  location_state: null,
-  location_postal_code: null,
-  location_country: null,
-  virtual_locations: "[]",
-  images: "[]",
-  rsvp_description: null,
-  link_preview_description: null,
-  featured_image: null,
-  capacity_enabled: 0,
-  capacity: null,
-  rsvp_questions: "[]",
-  registration_open: 1,
-  registration_closes_at: null,
-  registration_approval: 0,
-  end_date: null,
+  calendar_sequence: 0,
+  updated_at: "2031-01-01T00:00:00.000Z",
   ...fields
-} as EventRow)
+})
 
 const at = (iso: string) => Date.parse(iso)
 
